@@ -1,0 +1,130 @@
+"""Decision rules, confidence schedules, mixing weights and step sizes of Private-C-ColME.
+
+Everything here follows seed 002 (Yakimenka et al., "Communication-Constrained Private
+Decentralized Online Personalized Mean Estimation"), Sec. III.  The scalar threshold
+functions are compiled with Numba so the simulation kernel (``ccolme``) and the tests
+call the very same code.
+
+All three rules are symmetric in (a, b) when all agents share the same data standard
+deviation (the paper's set-up), so the mixing matrix of eq. (2) is doubly stochastic.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+#: Rule codes used by the kernel; the names are the config's ``rules`` values.
+RULES = {"oracle": 0, "bernstein": 1, "optimistic": 2}
+
+#: Mixing weight 1/(max(|C_a|, |C_b|) + offset): eq. (2) uses +1 with |C| counting the
+#: agent itself; standard Metropolis weights (the public C-ColME code) use +0.
+WEIGHT_OFFSETS = {"eq2": 1.0, "metropolis": 0.0}
+
+#: alpha_t schedules (Sec. III-B / Theorem 1 and Sec. V).
+ALPHA_SCHEDULES = ("floor10", "theory")
+
+
+def uniform_bernstein_beta(half_width: float) -> float:
+    """Bernstein parameter of the uniform law on [mu - L, mu + L]: L / (2 sqrt 5) (Lemma 2)."""
+    return half_width / (2.0 * math.sqrt(5.0))
+
+
+def noisy_mean_beta(sigma: float, beta: float, sigma_dp: float, beta_dp: float) -> float:
+    """tilde-bar-beta_a of Sec. III-C1: Bernstein parameter (times sqrt t) of the noisy mean.
+
+    ``min(max(sigma, beta) + max(sigma_DP, beta_DP),
+    max(beta + beta_DP, sqrt(sigma^2 + sigma_DP^2)))``, from Lemma 3 with n = 2.
+    """
+    return min(
+        max(sigma, beta) + max(sigma_dp, beta_dp),
+        max(beta + beta_dp, math.sqrt(sigma**2 + sigma_dp**2)),
+    )
+
+
+@numba.njit(cache=True)
+def theta_schedule(t, k):
+    """Confidence level theta_t = min(2, 3 / t^(1/k)) of the Bernstein rule (Sec. V)."""
+    return min(2.0, 3.0 / t ** (1.0 / k))
+
+
+@numba.njit(cache=True)
+def bernstein_threshold(t, theta, sigma_a, sigma_b, beta_bar_a, beta_bar_b, sigma_dp):
+    """z_theta_t of Sec. III-C1; b is accepted iff |noisy mean difference| < z.
+
+    ``z = 2 (b~_a + b~_b)/sqrt t ln(2/theta)
+    + sqrt(sigma_a^2 + sigma_b^2 + 2 sigma_DP^2)/sqrt t sqrt(2 ln(2/theta))``.
+    At theta = 2 the threshold is 0 and nobody is accepted.
+    """
+    log_term = math.log(2.0 / theta)
+    root_t = math.sqrt(t)
+    spread = math.sqrt(sigma_a**2 + sigma_b**2 + 2.0 * sigma_dp**2)
+    return 2.0 * (beta_bar_a + beta_bar_b) / root_t * log_term + spread / root_t * math.sqrt(
+        2.0 * log_term
+    )
+
+
+@numba.njit(cache=True)
+def optimistic_radius(t, sigma, sigma_dp, degree, n_agents, delta):
+    """Confidence radius tilde-beta_delta(.; t) of the optimistic-distance rule (Sec. III-C2).
+
+    ``sqrt(2 (sigma_DP^2 + sigma^2)/t (1 + 1/t) ln(4 r M sqrt(t + 1) / delta))``;
+    b is accepted iff |noisy mean difference| <= radius(a) + radius(b).
+    """
+    return math.sqrt(
+        2.0
+        * (sigma_dp**2 + sigma**2)
+        / t
+        * (1.0 + 1.0 / t)
+        * math.log(4.0 * degree * n_agents * math.sqrt(t + 1.0) / delta)
+    )
+
+
+@numba.njit(cache=True)
+def acceptance_threshold(rule, t, theta_k, sigma, beta_bar, sigma_dp, degree, n_agents, delta):
+    """Distance threshold of one curve at time t for agents sharing ``sigma``.
+
+    Oracle curves return -1: the kernel accepts them by class, never by distance.
+    The optimistic rule's ``<=`` and the Bernstein rule's ``<`` differ only on a
+    null event for continuous data, so the kernel uses ``<`` for both.
+    """
+    if rule == 1:
+        theta = theta_schedule(t, theta_k)
+        return bernstein_threshold(t, theta, sigma, sigma, beta_bar, beta_bar, sigma_dp)
+    if rule == 2:
+        return 2.0 * optimistic_radius(t, sigma, sigma_dp, degree, n_agents, delta)
+    return -1.0
+
+
+def alpha_table(schedule: str, t_max: int) -> np.ndarray:
+    """alpha_tau for tau = 0..t_max (index 0 unused).
+
+    ``theory``: tau/(tau + 1) (Theorem 1); ``floor10``: (floor(tau/10) + 1)/(floor(tau/10) + 2)
+    (Sec. V).  tau is the agent's own clock, reset to 1 when its C_a^(t) changes.
+    """
+    tau = np.arange(t_max + 1, dtype=np.float64)
+    if schedule == "theory":
+        return tau / (tau + 1.0)
+    if schedule == "floor10":
+        block = np.floor(tau / 10.0)
+        return (block + 1.0) / (block + 2.0)
+    raise ValueError(f"alpha schedule must be one of {ALPHA_SCHEDULES}, got {schedule!r}")
+
+
+def mixing_matrix(accepted: np.ndarray, weight_offset: float = 1.0) -> np.ndarray:
+    """Dense mixing matrix W^(t) of eq. (2) from a boolean neighbour-acceptance matrix.
+
+    ``accepted[a, b]`` says b in C_a^(t) (b != a); |C_a| counts a itself.
+    W_ab = 1/(max(|C_a|, |C_b|) + offset) for accepted b, W_aa = 1 - sum of the row.
+    Doubly stochastic whenever ``accepted`` is symmetric.
+    """
+    accepted = np.asarray(accepted, dtype=bool).copy()
+    np.fill_diagonal(accepted, False)
+    size = 1 + accepted.sum(axis=1)
+    weights = np.where(
+        accepted, 1.0 / (np.maximum(size[:, None], size[None, :]) + weight_offset), 0.0
+    )
+    weights[np.diag_indices_from(weights)] = 1.0 - weights.sum(axis=1)
+    return weights
