@@ -1,0 +1,26 @@
+"""Reproducibility workflow: DP collaborative online personalized mean estimation.
+
+config.yaml -> instances -> chunked Monte Carlo -> tables -> figures.
+`snakemake --cores all` builds every figure; `snakemake results/figures/<name>.pdf` one.
+"""
+
+
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/instances.smk"
+include: "workflow/rules/simulate.smk"
+include: "workflow/rules/aggregate.smk"
+include: "workflow/rules/figures.smk"
+
+
+rule all:
+    input:
+        figure_targets(),
+    default_target: True

@@ -1,0 +1,216 @@
+"""Instances, chunk files and their aggregation into tidy tables.
+
+A chunk file holds the per-run average-MSE curves (not only their sums): aggregation
+concatenates the chunks in run order and reduces once, so the tables are bit-identical
+whatever the chunk size, the number of cores or the executor.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import analytic
+from .ccolme import PanelSpec, simulate_runs
+from .experiments import Chunk
+from .graphs import random_regular_edges
+from .populations import component_sizes
+from .privacy import laplace_sigma_dp
+from .seeding import run_generator
+
+
+def atomic_savez(path: str | Path, **arrays) -> None:
+    """Write an .npz so that ``path`` either holds the complete file or does not exist."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as handle:
+            np.savez(handle, **arrays)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write a text file atomically (temporary file + rename)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def make_instances(
+    spec: PanelSpec, figure: str, chunk: Chunk, root_seed: int
+) -> dict[str, np.ndarray]:
+    """Class assignments, r-regular graphs and n_a for the runs of one chunk.
+
+    Each run's instance comes from its own generator (root seed, figure, run), so it does
+    not depend on the chunking.
+    """
+    runs = np.arange(chunk.start, chunk.stop)
+    classes, edges = [], []
+    for run in runs:
+        rng = run_generator(root_seed, figure, int(run), "instance")
+        classes.append(spec.population.assign(spec.n_agents, rng))
+        edges.append(random_regular_edges(spec.degree, spec.n_agents, rng))
+    classes = np.stack(classes)
+    edges = np.stack(edges)
+    sizes = np.stack([component_sizes(e, c) for e, c in zip(edges, classes)])
+    return {"runs": runs, "classes": classes, "edges": edges, "component_sizes": sizes}
+
+
+def simulate_chunk(
+    spec: PanelSpec, instances: dict, figure: str, root_seed: int, precision: str
+) -> dict[str, np.ndarray]:
+    """Run the engine on a chunk's instances; returns per-run MSE curves and provenance."""
+    generators = [run_generator(root_seed, figure, int(run), "data") for run in instances["runs"]]
+    start = time.perf_counter()
+    mse = simulate_runs(
+        spec, instances["classes"], instances["edges"], generators, np.dtype(precision).type
+    )
+    return {
+        "runs": instances["runs"],
+        "t": np.asarray(spec.t_record),
+        "curves": np.array([c.name for c in spec.curves]),
+        "mse": mse,
+        "seconds": np.array(time.perf_counter() - start),
+    }
+
+
+def load_npz(path: str | Path) -> dict[str, np.ndarray]:
+    with np.load(path, allow_pickle=False) as data:
+        return {key: data[key] for key in data.files}
+
+
+def _concatenate(parts: list[dict], key: str) -> np.ndarray:
+    parts = sorted(parts, key=lambda part: int(part["runs"][0]))
+    return np.concatenate([part[key] for part in parts])
+
+
+def _mean_se(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean over axis 0 and its standard error (NaN with a single run)."""
+    n = values.shape[0]
+    se = values.std(axis=0, ddof=1) / math.sqrt(n) if n > 1 else np.full(values.shape[1:], np.nan)
+    return values.mean(axis=0), se
+
+
+def aggregate_table(spec: PanelSpec, sims: list[dict], instances: list[dict]) -> pd.DataFrame:
+    """Tidy table: one row per curve and recorded t (simulated curves, Local, Ideal, Theorem 1).
+
+    Columns: curve, kind (simulated/analytic), rule, eps, t, mse, se, runs.  Ideal and
+    Theorem 1 average over the panel's instances; their ``se`` is over instances.
+    """
+    runs = _concatenate(sims, "runs")
+    if np.any(np.diff(runs) != 1) or runs[0] != 0:
+        raise ValueError("chunks do not cover consecutive runs from 0: missing or duplicate chunk")
+    mse = _concatenate(sims, "mse")
+    t = sims[0]["t"].astype(np.int64)
+    sizes = _concatenate(instances, "component_sizes")
+    sigma = spec.population.sigma
+    frames = []
+    mean, se = _mean_se(mse)
+    for index, curve in enumerate(spec.curves):
+        frames.append(
+            pd.DataFrame(
+                {
+                    "curve": curve.name,
+                    "kind": "simulated",
+                    "rule": curve.rule,
+                    "eps": curve.eps,
+                    "t": t,
+                    "mse": mean[index],
+                    "se": se[index],
+                    "runs": len(runs),
+                }
+            )
+        )
+    local = analytic.local_mse(t, sigma)
+    frames.append(_analytic_frame("Local", "local", math.nan, t, local, np.zeros_like(local), 0))
+    ideal_per_instance = np.array([analytic.ideal_mse(1.0, sigma, n) for n in sizes])
+    coef, coef_se = _mean_se(ideal_per_instance[:, None])
+    frames.append(_analytic_frame("Ideal", "ideal", math.nan, t, coef / t, coef_se / t, len(sizes)))
+    factor = analytic.ALPHA_FACTOR[spec.alpha_schedule]
+    for eps in sorted({c.eps for c in spec.curves}):
+        sigma_dp = laplace_sigma_dp(eps, spec.population.half_width)
+        per_instance = np.array(
+            [analytic.theorem1_coefficient(n, sigma, sigma_dp, factor) for n in sizes]
+        )
+        coef, coef_se = _mean_se(per_instance[:, None])
+        name = f"theorem1 eps={'inf' if math.isinf(eps) else f'{eps:g}'}"
+        frames.append(_analytic_frame(name, "theorem1", eps, t, coef / t, coef_se / t, len(sizes)))
+    return pd.concat(frames, ignore_index=True)
+
+
+def _analytic_frame(name, rule, eps, t, mse, se, runs) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "curve": name,
+            "kind": "analytic",
+            "rule": rule,
+            "eps": eps,
+            "t": t,
+            "mse": np.broadcast_to(mse, t.shape),
+            "se": np.broadcast_to(se, t.shape),
+            "runs": runs,
+        }
+    )
+
+
+def bound_table(spec: PanelSpec, instances: list[dict]) -> pd.DataFrame:
+    """Corollary 1's right-hand side over the instances, and Theorem 1's coefficient per eps.
+
+    Rows: ``corollary1_mean_of_ratios`` (mean over instances of num/den, with its standard
+    error), ``corollary1_ratio_of_means`` (mean num / mean den), and per eps the
+    ``theorem1_coefficient`` (t times the asymptotic MSE) and ``sigma_dp2`` with
+    ``gain_predicted`` = sigma_DP^2 < ratio of means (Corollary 1's condition).
+    """
+    sizes = _concatenate(instances, "component_sizes")
+    sigma = spec.population.sigma
+    terms = np.array([analytic.corollary1_terms(n, sigma) for n in sizes])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratios = np.where(terms[:, 1] > 0, terms[:, 0] / terms[:, 1], 0.0)
+    ratio_of_means = terms[:, 0].mean() / terms[:, 1].mean()
+    ratio_mean, ratio_se = _mean_se(ratios[:, None])
+    rows = [
+        ("corollary1_mean_of_ratios", math.nan, ratio_mean[0], ratio_se[0], None),
+        ("corollary1_ratio_of_means", math.nan, ratio_of_means, math.nan, None),
+    ]
+    factor = analytic.ALPHA_FACTOR[spec.alpha_schedule]
+    for eps in sorted({c.eps for c in spec.curves}):
+        sigma_dp = laplace_sigma_dp(eps, spec.population.half_width)
+        per_instance = np.array(
+            [analytic.theorem1_coefficient(n, sigma, sigma_dp, factor) for n in sizes]
+        )
+        coef, coef_se = _mean_se(per_instance[:, None])
+        rows.append(("theorem1_coefficient", eps, coef[0], coef_se[0], None))
+        rows.append(("sigma_dp2", eps, sigma_dp**2, 0.0, bool(sigma_dp**2 < ratio_of_means)))
+    table = pd.DataFrame(rows, columns=["quantity", "eps", "value", "se", "gain_predicted"])
+    table["runs"] = len(sizes)
+    return table
+
+
+def sidecar(settings: dict, spec: PanelSpec, sims: list[dict], extra: dict) -> dict:
+    """Provenance of a figure: parameters, runs, seed, interpretations, wall time."""
+    return {
+        "settings": json.loads(json.dumps(settings, default=str)),
+        "curves": [c.name for c in spec.curves],
+        "runs": int(sum(len(s["runs"]) for s in sims)),
+        "simulation_seconds": float(sum(float(s["seconds"]) for s in sims)),
+        "population": {
+            "means": list(spec.population.means),
+            "sigma": spec.population.sigma,
+            "half_width_L": spec.population.half_width,
+        },
+        **extra,
+    }

@@ -1,0 +1,47 @@
+"""Config validation and helpers shared by the rules."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(workflow.basedir) / "src"))
+
+from colme.config import load_schema, validate_config
+from colme.experiments import ConfigError, chunks, figure_settings
+
+
+try:
+    validated = validate_config(
+        config, load_schema(Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
+    )
+except ConfigError as error:
+    raise WorkflowError(str(error)) from None
+# In place, so the scripts' snakemake.config carries the defaults too.
+config.clear()
+config.update(validated)
+
+FIGURES = sorted(config["figures"])
+
+
+wildcard_constraints:
+    figure="|".join(FIGURES),
+    chunk=r"\d+",
+
+
+def settings(wildcards):
+    """The figure's resolved settings: a params entry, so config changes trigger reruns."""
+    return figure_settings(config, wildcards.figure)
+
+
+def chunk_ids(figure):
+    return [c.index for c in chunks(figure_settings(config, figure))]
+
+
+def chunk_files(pattern):
+    def files(wildcards):
+        return expand(pattern, figure=wildcards.figure, chunk=chunk_ids(wildcards.figure))
+
+    return files
+
+
+def figure_targets():
+    return expand("results/figures/{figure}.{ext}", figure=FIGURES, ext=("pdf", "png"))
