@@ -1,0 +1,65 @@
+"""A slow, literal NumPy transcription of Algorithm 1 (seed 002), used to test the kernel.
+
+It follows the pseudocode line by line with dense matrices: decision matrix chi, sets
+C_a^(t), W^(t) from ``rules.mixing_matrix`` and the per-agent alpha clock.  It draws from
+the generator in the kernel's order (per step and agent: data uniform, noise uniform).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from colme.ccolme import PanelSpec
+from colme.graphs import adjacency
+from colme.privacy import unit_laplace_from_uniform
+from colme.rules import WEIGHT_OFFSETS, acceptance_threshold, alpha_table, mixing_matrix
+
+
+def reference_run(spec: PanelSpec, classes, edges, rng, on_step=None) -> np.ndarray:
+    """MSE (curves, len(t_record)) of one run; ``on_step(t, curve, chi, W)`` sees each step."""
+    population = spec.population
+    n_agents = spec.n_agents
+    params = spec.curve_arrays()
+    mu = population.agent_means(classes)
+    adj = adjacency(edges, n_agents)
+    same = classes[:, None] == classes[None, :]
+    alpha = alpha_table(spec.alpha_schedule, spec.t_max)
+    n_curves = len(spec.curves)
+    consensus = np.zeros((n_curves, n_agents))
+    previous_sets = [np.zeros((n_agents, n_agents), dtype=bool) for _ in range(n_curves)]
+    clock = np.zeros((n_curves, n_agents), dtype=np.int64)
+    sample_sum = np.zeros(n_agents)
+    noise_sum = np.zeros(n_agents)
+    out = np.empty((n_curves, len(spec.t_record)))
+    record = {int(t): i for i, t in enumerate(spec.t_record)}
+    for t in range(1, spec.t_max + 1):
+        draws = rng.random(2 * n_agents).reshape(n_agents, 2)
+        sample_sum += mu + population.half_width * (2.0 * draws[:, 0] - 1.0)
+        noise_sum += unit_laplace_from_uniform(draws[:, 1])
+        local_mean = sample_sum / t
+        for c in range(n_curves):
+            noisy = (sample_sum + params["sigma_dp"][c] * noise_sum) / t
+            if params["rule"][c] == 0:
+                chi = adj & same
+            else:
+                threshold = acceptance_threshold(
+                    params["rule"][c], t, params["theta_k"][c], population.sigma,
+                    params["beta_bar"][c], params["sigma_dp"][c], float(spec.degree),
+                    n_agents, spec.optimistic_delta,
+                )
+                chi = adj & (np.abs(noisy[:, None] - noisy[None, :]) < threshold)
+            sets = chi | np.eye(n_agents, dtype=bool)  # C_a^(t) includes a
+            weights = mixing_matrix(chi, WEIGHT_OFFSETS[spec.weights])
+            if on_step is not None:
+                on_step(t, c, chi, weights)
+            changed = np.any(sets != previous_sets[c], axis=1)
+            previous_sets[c] = sets
+            clock[c] = np.where(changed & spec.alpha_reset, 1, clock[c] + 1)
+            step = alpha[clock[c]]
+            consensus[c] = (1 - step) * noisy + step * (weights @ consensus[c])
+            sizes = sets.sum(axis=1)
+            fallback = np.all(~sets | (sizes[None, :] <= 2), axis=1)
+            estimate = np.where(fallback, local_mean, consensus[c])
+            if t in record:
+                out[c, record[t]] = np.mean((estimate - mu) ** 2)
+    return out
