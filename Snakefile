@@ -4,7 +4,6 @@ config.yaml -> instances -> chunked Monte Carlo -> tables -> figures.
 `snakemake --cores all` builds every figure; `snakemake results/figures/<name>.pdf` one.
 """
 
-
 from snakemake.utils import min_version
 
 min_version("9.0")
@@ -21,6 +20,6 @@ include: "workflow/rules/figures.smk"
 
 
 rule all:
+    default_target: True
     input:
         figure_targets(),
-    default_target: True

@@ -7,11 +7,11 @@ rule aggregate:
         table="results/tables/{figure}.csv",
         bound="results/tables/{figure}_bound.csv",
         meta="results/tables/{figure}.json",
-    params:
-        settings=settings,
     log:
         "results/logs/aggregate/{figure}.log",
     conda:
         "../../environment.yml"
+    params:
+        settings=settings,
     script:
         "../scripts/aggregate.py"

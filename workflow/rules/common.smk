@@ -8,10 +8,10 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 from colme.config import load_schema, validate_config
 from colme.experiments import ConfigError, chunks, figure_settings
 
-
 try:
     validated = validate_config(
-        config, load_schema(Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
+        config,
+        load_schema(Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"),
     )
 except ConfigError as error:
     raise WorkflowError(str(error)) from None
@@ -38,7 +38,9 @@ def chunk_ids(figure):
 
 def chunk_files(pattern):
     def files(wildcards):
-        return expand(pattern, figure=wildcards.figure, chunk=chunk_ids(wildcards.figure))
+        return expand(
+            pattern, figure=wildcards.figure, chunk=chunk_ids(wildcards.figure)
+        )
 
     return files
 

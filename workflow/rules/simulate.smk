@@ -4,15 +4,15 @@ rule simulate:
         "results/instances/{figure}/chunk{chunk}.npz",
     output:
         "results/chunks/{figure}/chunk{chunk}.npz",
-    params:
-        settings=settings,
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=120,
     log:
         "results/logs/simulate/{figure}/chunk{chunk}.log",
     conda:
         "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=120,
+    params:
+        settings=settings,
     script:
         "../scripts/simulate.py"

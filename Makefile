@@ -1,0 +1,30 @@
+# Two entry points (see README): `make figures` and `make test`.  Both create the
+# virtual environment .venv on first use and install the package with its extras.
+VENV ?= .venv
+PYTHON ?= python3
+BIN := $(VENV)/bin
+CORES ?= all
+
+.PHONY: figures test lint bench clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[workflow,test]'
+	touch $@
+
+figures: $(BIN)/.installed
+	$(BIN)/snakemake --cores $(CORES) $(SNAKEMAKE_ARGS)
+
+test: $(BIN)/.installed
+	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+
+lint: $(BIN)/.installed
+	$(BIN)/snakemake --lint
+	$(BIN)/snakefmt --check Snakefile workflow/rules
+
+bench: $(BIN)/.installed
+	$(BIN)/python benchmarks/bench_ccolme.py
+
+clean:
+	rm -rf results .snakemake

@@ -1,0 +1,73 @@
+"""Bad configuration stops early with a message naming the key and the allowed values."""
+
+import copy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from colme.config import validate_config
+from colme.experiments import ConfigError, chunks, figure_settings, time_grid
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
+
+
+def broken(edit):
+    config = copy.deepcopy(CONFIG)
+    edit(config)
+    return config
+
+
+def test_shipped_config_is_valid_and_gets_defaults():
+    config = validate_config(CONFIG)
+    assert config["figures"]["fig1_r5"]["weights"] == "eq2"
+    assert figure_settings(config, "fig1_r5")["runs"] == CONFIG["figures"]["fig1_r5"]["runs"]["default"]
+    paper = validate_config({**CONFIG, "preset": "paper"})
+    assert figure_settings(paper, "fig1_r20")["runs"] == 4000
+
+
+@pytest.mark.parametrize(
+    "edit, fragments",
+    [
+        (lambda c: c.update(presett="paper"), ["presett", "allowed keys", "preset"]),
+        (lambda c: c.update(preset="fast"), ["preset", "'fast'", "default", "paper"]),
+        (lambda c: c["figures"]["fig1_r5"].update(rules=["oracle", "bernsteinn"]),
+         ["figures.fig1_r5.rules[1]", "bernsteinn", "optimistic"]),
+        (lambda c: c["figures"]["fig1_r5"].update(alpha_schedule="sqrt"),
+         ["figures.fig1_r5.alpha_schedule", "floor10", "theory"]),
+        (lambda c: c["figures"]["fig1_r5"].update(eps=[0, 1]), ["figures.fig1_r5.eps[0]"]),
+        (lambda c: c["figures"]["fig1_r20"].update(runs={"default": 3}), ["figures.fig1_r20.runs"]),
+        (lambda c: c["figures"]["fig1_r20"].update(theta_k=[7, 6]), ["figures.fig1_r20.theta_k", "one Bernstein exponent"]),
+        (lambda c: c["figures"]["fig1_r20"].update(n_agents=21, degree=5), ["figures.fig1_r20.degree", "even"]),
+        (lambda c: c["figures"]["fig1_r20"].update(weigths="eq2"), ["figures.fig1_r20", "weigths", "weights"]),
+        (lambda c: c.update(precision="float16"), ["precision", "float32"]),
+    ],
+)
+def test_bad_values_name_the_key_and_the_allowed_values(edit, fragments):
+    with pytest.raises(ConfigError) as error:
+        validate_config(broken(edit))
+    for fragment in fragments:
+        assert fragment in str(error.value)
+
+
+def test_snakemake_refuses_bad_config_before_any_job(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(tmp_path),
+         "--configfile", str(ROOT / "config.yaml"), "--cores", "1", "--config", "preset=fast"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode != 0
+    assert "preset" in result.stderr + result.stdout and "allowed values" in result.stderr + result.stdout
+    assert not (tmp_path / "results").exists()
+
+
+def test_chunks_cover_runs_and_grid_ends_at_t_max():
+    settings = {"runs": 103, "chunk_runs": 25}
+    parts = chunks(settings)
+    assert [(c.start, c.stop) for c in parts][-1] == (100, 103)
+    assert sum(c.stop - c.start for c in parts) == 103
+    grid = time_grid(30000, 300, 80)
+    assert grid[0] == 1 and grid[-1] == 30000 and (grid[1:] > grid[:-1]).all()

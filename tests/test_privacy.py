@@ -1,0 +1,48 @@
+"""Laplace noise calibration (seed 002 Lemma 1) and the sampler the kernel uses."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from colme.ccolme import _unit_laplace
+from colme.privacy import laplace_beta_dp, laplace_sigma_dp, unit_laplace_from_uniform
+
+
+def test_sigma_dp_lemma1():
+    L = 0.5 * math.sqrt(3)
+    for eps in (0.5, 1.0, 2.0, 4.0):
+        assert laplace_sigma_dp(eps, L) ** 2 == pytest.approx(8 * L**2 / eps**2)
+    assert laplace_sigma_dp(math.inf, L) == 0.0
+    assert laplace_beta_dp(2.0) == pytest.approx(2 / math.sqrt(2))
+    for bad in (0.0, -1.0, math.nan):
+        with pytest.raises(ValueError, match="eps"):
+            laplace_sigma_dp(bad, L)
+
+
+def test_laplace_scale_gives_eps_dp_density_ratio():
+    """Z ~ Laplace(0, sigma_DP/sqrt 2) on sensitivity 2L: density ratio bounded by e^eps."""
+    L, eps = 0.5 * math.sqrt(3), 1.3
+    scale = laplace_sigma_dp(eps, L) / math.sqrt(2)
+    z = np.linspace(-20, 20, 2001)
+    log_ratio = stats.laplace.logpdf(z, scale=scale) - stats.laplace.logpdf(z + 2 * L, scale=scale)
+    assert np.max(np.abs(log_ratio)) == pytest.approx(eps, rel=1e-9)
+
+
+def test_unit_laplace_sampler_statistics():
+    """Unit variance, zero mean, Laplace shape (KS), tolerances from the sampling error."""
+    n = 400_000
+    draws = unit_laplace_from_uniform(np.random.default_rng(2).random(n))
+    # Var of the sample variance of a unit Laplace: (mu4 - 1)/n with mu4 = 6.
+    assert abs(draws.mean()) < 4 / math.sqrt(n)
+    assert abs(draws.var() - 1) < 4 * math.sqrt(5 / n)
+    assert stats.kstest(draws, stats.laplace(scale=1 / math.sqrt(2)).cdf).pvalue > 1e-4
+
+
+def test_kernel_sampler_equals_array_sampler():
+    u = np.concatenate([[0.0, 0.5, 1 - 2**-53], np.random.default_rng(3).random(1000)])
+    # numba calls libm, NumPy its own SIMD log: equal to the last bit or two.
+    np.testing.assert_allclose(
+        np.array([_unit_laplace(x) for x in u]), unit_laplace_from_uniform(u), rtol=1e-14, atol=0
+    )

@@ -1,0 +1,105 @@
+"""Decision thresholds, schedules and mixing weights of seed 002 Sec. III."""
+
+import math
+
+import numpy as np
+import pytest
+
+from colme.privacy import laplace_beta_dp, laplace_sigma_dp
+from colme.rules import (
+    acceptance_threshold,
+    alpha_table,
+    bernstein_threshold,
+    mixing_matrix,
+    noisy_mean_beta,
+    optimistic_radius,
+    theta_schedule,
+    uniform_bernstein_beta,
+)
+
+SIGMA = 0.5
+L = SIGMA * math.sqrt(3)
+
+
+@pytest.mark.parametrize("k", [5, 6, 7, 8])
+def test_theta_is_two_exactly_until_one_point_five_to_the_k(k):
+    """theta_t = min(2, 3/t^(1/k)) = 2 iff t <= 1.5^k, and then nobody is accepted."""
+    last_closed = math.floor(1.5**k)
+    assert theta_schedule(last_closed, k) == 2.0
+    assert theta_schedule(last_closed + 1, k) < 2.0
+    assert acceptance_threshold(1, last_closed, k, SIGMA, 1.0, 0.0, 20.0, 200, 1.0) == 0.0
+    assert acceptance_threshold(1, last_closed + 1, k, SIGMA, 1.0, 0.0, 20.0, 200, 1.0) > 0.0
+
+
+def test_bernstein_threshold_closed_form():
+    """z_theta of Sec. III-C1, evaluated by hand for eps = 1 at t = 100, k = 7."""
+    sigma_dp = laplace_sigma_dp(1.0, L)
+    beta_bar = noisy_mean_beta(SIGMA, uniform_bernstein_beta(L), sigma_dp, laplace_beta_dp(sigma_dp))
+    theta = 3 / 100 ** (1 / 7)
+    log_term = math.log(2 / theta)
+    by_hand = 2 * 2 * beta_bar / 10 * log_term + math.sqrt(2 * SIGMA**2 + 2 * sigma_dp**2) / 10 * math.sqrt(
+        2 * log_term
+    )
+    assert bernstein_threshold(100, theta, SIGMA, SIGMA, beta_bar, beta_bar, sigma_dp) == pytest.approx(
+        by_hand, rel=1e-12
+    )
+    # Lemma 2 and the min/max of Lemma 3 for these numbers:
+    assert uniform_bernstein_beta(L) == pytest.approx(L / (2 * math.sqrt(5)))
+    expected_beta_bar = min(SIGMA + sigma_dp, max(L / (2 * math.sqrt(5)) + sigma_dp / math.sqrt(2),
+                                                 math.sqrt(SIGMA**2 + sigma_dp**2)))
+    assert beta_bar == pytest.approx(expected_beta_bar)
+
+
+def test_bernstein_type_one_error_below_theta():
+    """Under H0 the Bernstein test rejects with probability at most theta (Sec. II-D)."""
+    rng = np.random.default_rng(0)
+    t, k, n = 400, 7, 20000
+    sigma_dp = laplace_sigma_dp(2.0, L)
+    beta_bar = noisy_mean_beta(SIGMA, uniform_bernstein_beta(L), sigma_dp, laplace_beta_dp(sigma_dp))
+    z = bernstein_threshold(t, theta_schedule(t, k), SIGMA, SIGMA, beta_bar, beta_bar, sigma_dp)
+    samples = rng.uniform(-L, L, (2, n, t)) + rng.laplace(0, sigma_dp / math.sqrt(2), (2, n, t))
+    rejected = np.mean(np.abs(samples[0].mean(axis=1) - samples[1].mean(axis=1)) >= z)
+    assert rejected <= theta_schedule(t, k)
+
+
+def test_optimistic_radius_formula():
+    sigma_dp = laplace_sigma_dp(2.0, L)
+    t = 50
+    by_hand = math.sqrt(2 * (sigma_dp**2 + SIGMA**2) / t * (1 + 1 / t) * math.log(4 * 5 * 200 * math.sqrt(t + 1)))
+    assert optimistic_radius(t, SIGMA, sigma_dp, 5.0, 200, 1.0) == pytest.approx(by_hand, rel=1e-12)
+    assert acceptance_threshold(2, t, math.nan, SIGMA, 0.0, sigma_dp, 5.0, 200, 1.0) == pytest.approx(2 * by_hand)
+    assert acceptance_threshold(0, t, math.nan, SIGMA, 0.0, sigma_dp, 5.0, 200, 1.0) < 0  # oracle
+
+
+def test_alpha_tables():
+    floor10 = alpha_table("floor10", 30)
+    assert floor10[1] == 0.5 and floor10[9] == 0.5 and floor10[10] == pytest.approx(2 / 3)
+    assert floor10[25] == pytest.approx(3 / 4)
+    theory = alpha_table("theory", 30)
+    assert theory[1] == 0.5 and theory[3] == pytest.approx(0.75)
+    with pytest.raises(ValueError, match="floor10"):
+        alpha_table("constant", 3)
+
+
+@pytest.mark.parametrize("offset", [1.0, 0.0])
+def test_mixing_matrix_doubly_stochastic_for_symmetric_sets(offset):
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        upper = np.triu(rng.random((12, 12)) < 0.3, 1)
+        accepted = upper | upper.T
+        weights = mixing_matrix(accepted, offset)
+        np.testing.assert_allclose(weights.sum(0), 1, atol=1e-12)
+        np.testing.assert_allclose(weights.sum(1), 1, atol=1e-12)
+        assert weights.min() >= 0
+        sizes = 1 + accepted.sum(1)
+        a, b = np.argwhere(accepted)[0]
+        assert weights[a, b] == pytest.approx(1 / (max(sizes[a], sizes[b]) + offset))
+
+
+def test_mixing_matrix_not_doubly_stochastic_when_asymmetric():
+    """The symmetry of the rules is what makes W doubly stochastic: an asymmetric set breaks it."""
+    accepted = np.zeros((3, 3), dtype=bool)
+    accepted[0, 1] = True
+    weights = mixing_matrix(accepted)
+    np.testing.assert_allclose(weights.sum(1), 1)
+    assert not np.allclose(weights.sum(0), 1)
