@@ -3,3 +3,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory):
+    """The tiny workflow run locally once, as the reference of the end-to-end tests."""
+    from workflow_helpers import snakemake
+
+    workdir = tmp_path_factory.mktemp("local")
+    snakemake(workdir, "--cores", "2")
+    return workdir

@@ -4,58 +4,11 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-
-TINY = """
-seed: 5
-figures:
-  tiny_a:
-    title: tiny panel
-    n_agents: 20
-    degree: 4
-    eps: [1, .inf]
-    theta_k: [6, 5]
-    t_max: 200
-    runs: 6
-    chunk_runs: 2
-    grid: {linear: 20, log: 10}
-  tiny_b:
-    n_agents: 24
-    degree: 3
-    eps: [2]
-    theta_k: [7]
-    rules: [oracle, optimistic]
-    alpha_schedule: theory
-    weights: metropolis
-    t_max: 150
-    runs: 5
-    chunk_runs: 5
-    grid: {linear: 15, log: 5}
-"""
-
-
-def snakemake(workdir: Path, *args: str, timeout: int = 600) -> subprocess.CompletedProcess:
-    (workdir / "tiny.yaml").write_text(TINY)
-    command = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(workdir),
-               "--configfile", str(workdir / "tiny.yaml"), *args]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
-    assert result.returncode == 0, result.stderr[-3000:]
-    return result
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("run1")
-    snakemake(workdir, "--cores", "2")
-    return workdir
+from workflow_helpers import snakemake, snakemake_command
 
 
 def test_tables_and_figures_exist_with_required_columns(built):
@@ -94,9 +47,7 @@ def test_single_figure_target_builds_alone(built, tmp_path):
 
 def test_killed_run_leaves_no_trusted_partial_output(built, tmp_path):
     """SIGKILL the workflow mid-run: every file left is complete, and a rerun finishes identically."""
-    (tmp_path / "tiny.yaml").write_text(TINY)
-    command = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(tmp_path),
-               "--configfile", str(tmp_path / "tiny.yaml"), "--cores", "1"]
+    command = snakemake_command(tmp_path, "--cores", "1")
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                start_new_session=True)
     deadline = time.monotonic() + 120

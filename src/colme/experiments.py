@@ -77,6 +77,20 @@ def chunks(settings: dict) -> list[Chunk]:
     ]
 
 
+#: Conservative throughput (config-edge-updates/s/core) for sizing cluster jobs: 5x below
+#: what ``benchmarks/bench_ccolme.py`` measures on an AVX-512 laptop core.
+CONSERVATIVE_UPDATES_PER_SECOND = 2e8
+
+
+def chunk_runtime_minutes(settings: dict) -> int:
+    """Wall-time request (minutes) of one simulation job: 2x the conservative estimate + 2 min."""
+    curves = len(settings["rules"]) * len(settings["eps"])
+    updates = (
+        settings["chunk_runs"] * settings["n_agents"] * settings["degree"] * curves * settings["t_max"]
+    )
+    return int(math.ceil(2 * updates / CONSERVATIVE_UPDATES_PER_SECOND / 60)) + 2
+
+
 def time_grid(t_max: int, linear: int, log: int) -> np.ndarray:
     """Recorded times: ``log`` geometric points from 1 and ``linear`` even points up to t_max.
 

@@ -6,7 +6,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from colme.config import load_schema, validate_config
-from colme.experiments import ConfigError, chunks, figure_settings
+from colme.experiments import (
+    ConfigError,
+    chunk_runtime_minutes,
+    chunks,
+    figure_settings,
+)
 
 try:
     validated = validate_config(
@@ -20,6 +25,13 @@ config.clear()
 config.update(validated)
 
 FIGURES = sorted(config["figures"])
+
+
+# Cheap steps run on the submitting host, not as cluster jobs.
+localrules:
+    all,
+    aggregate,
+    figure,
 
 
 wildcard_constraints:

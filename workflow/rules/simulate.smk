@@ -11,7 +11,7 @@ rule simulate:
     threads: 1
     resources:
         mem_mb=1000,
-        runtime=120,
+        runtime=lambda wildcards: chunk_runtime_minutes(settings(wildcards)),
     params:
         settings=settings,
     script:

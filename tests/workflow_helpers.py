@@ -1,0 +1,49 @@
+"""Shared by the end-to-end tests: a tiny two-figure config and a Snakemake runner."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TINY = """
+seed: 5
+figures:
+  tiny_a:
+    title: tiny panel
+    n_agents: 20
+    degree: 4
+    eps: [1, .inf]
+    theta_k: [6, 5]
+    t_max: 200
+    runs: 6
+    chunk_runs: 2
+    grid: {linear: 20, log: 10}
+  tiny_b:
+    n_agents: 24
+    degree: 3
+    eps: [2]
+    theta_k: [7]
+    rules: [oracle, optimistic]
+    alpha_schedule: theory
+    weights: metropolis
+    t_max: 150
+    runs: 5
+    chunk_runs: 5
+    grid: {linear: 15, log: 5}
+"""
+
+
+def snakemake_command(workdir: Path, *args: str) -> list[str]:
+    """Snakemake on the repository's workflow, in ``workdir``, with the tiny config."""
+    (workdir / "tiny.yaml").write_text(TINY)
+    return [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(workdir),
+            "--configfile", str(workdir / "tiny.yaml"), *args]
+
+
+def snakemake(workdir: Path, *args: str, timeout: int = 600) -> subprocess.CompletedProcess:
+    """Run Snakemake to completion; SIGINT (which it honours, unlike SIGTERM) on timeout."""
+    command = ["timeout", "-s", "INT", "-k", "30", str(timeout), *snakemake_command(workdir, *args)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=timeout + 60)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+    return result
