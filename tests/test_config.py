@@ -71,3 +71,27 @@ def test_chunks_cover_runs_and_grid_ends_at_t_max():
     assert sum(c.stop - c.start for c in parts) == 103
     grid = time_grid(30000, 300, 80)
     assert grid[0] == 1 and grid[-1] == 30000 and (grid[1:] > grid[:-1]).all()
+
+
+def test_every_schema_key_has_description_and_default():
+    from colme.config import load_schema
+
+    def walk(schema, path):
+        for key, sub in schema.get("properties", {}).items():
+            assert "description" in sub or "$ref" in sub, f"{path}.{key} lacks a description"
+            # `figures` is the one mapping without a default: its entries are figure
+            # definitions, whose keys all have defaults ($defs below).
+            assert "default" in sub or key == "figures", f"{path}.{key} lacks a default"
+            walk(sub, f"{path}.{key}")
+
+    schema = load_schema()
+    walk(schema, "config")
+    for name, definition in schema["$defs"].items():
+        assert "description" in definition, name
+        walk(definition, name)
+
+
+def test_figure_defaults_are_fig1_left():
+    config = validate_config({"figures": {"mine": {"degree": 5, "eps": [1], "theta_k": [8]}}})
+    settings = figure_settings(config, "mine")
+    assert settings["n_agents"] == 200 and settings["rules"] == ["oracle", "bernstein", "optimistic"]

@@ -9,6 +9,7 @@ rule simulate:
     conda:
         "../../environment.yml"
     threads: 1
+    # Measured: ~215 MB peak RSS per job (Numba runtime + state), independent of chunk size.
     resources:
         mem_mb=1000,
         runtime=lambda wildcards: chunk_runtime_minutes(settings(wildcards)),
