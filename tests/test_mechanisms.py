@@ -1,0 +1,103 @@
+"""Release mechanisms PM-I/PM-II and Var[T] (seed 004 Sec. IV, Appendix A)."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from colme.mechanisms import (
+    MECHANISMS,
+    STATISTIC,
+    VARIANCE,
+    WEIGHTS,
+    new_pair_state,
+    pm2_levels,
+    psums,
+    release,
+    statistic_variance_direct,
+    window_weights,
+)
+
+CASES = list(itertools.product(("pm1", "pm2"), ("last", "mom", "wmom")))
+
+
+def run_pair(times, samples_mean, fresh, mechanism, weights, sigma2=0.25, sigma_dp2=3.0):
+    state, count, noise, coef = new_pair_state(1, pm2_levels(len(times)))
+    out = []
+    for t, mean, z in zip(times, samples_mean, fresh):
+        value = release(0, float(t), mean, z, sigma2, sigma_dp2, MECHANISMS[mechanism],
+                        WEIGHTS[weights], state, count, noise, coef)
+        out.append((value, state[0, STATISTIC], state[0, VARIANCE]))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("mechanism, weights", CASES)
+def test_incremental_variance_equals_explicit_psum_sum(mechanism, weights):
+    rng = np.random.default_rng(0)
+    times = np.cumsum(rng.integers(1, 9, size=70))
+    got = run_pair(times, np.zeros(70), np.zeros(70), mechanism, weights)[:, 2]
+    for k in range(1, 71):
+        expected = statistic_variance_direct(times[:k], window_weights(k, weights), mechanism, 0.25, 3.0)
+        assert got[k - 1] == pytest.approx(expected, rel=1e-10)
+
+
+def test_printed_closed_forms_for_last_and_mom_pm1():
+    """Appendix A: non-MoM sigma^2/t_k + k sigma_DP^2/t_k^2 (PM-I), w_H(k) (PM-II); MoM data part."""
+    times = np.arange(1, 40) * 7.0
+    for mechanism, factor in (("pm1", lambda k: k), ("pm2", lambda k: bin(k).count("1"))):
+        var = run_pair(times, np.zeros(39), np.zeros(39), mechanism, "last")[:, 2]
+        k = np.arange(1, 40)
+        np.testing.assert_allclose(var, 0.25 / times + np.array([factor(i) for i in k]) * 3.0 / times**2)
+    mom = run_pair(times, np.zeros(39), np.zeros(39), "pm1", "mom")[:, 2]
+    k = 39
+    data = 0.25 / k**2 * np.sum((2 * np.arange(1, k + 1) - 1) / times)
+    noise = 3.0 / k**2 * np.sum(np.cumsum((1 / times)[::-1]) ** 2)
+    assert mom[-1] == pytest.approx(data + noise, rel=1e-12)
+
+
+@pytest.mark.parametrize("mechanism", ["pm1", "pm2"])
+def test_same_interval_same_noise(mechanism):
+    """t_k Z^(t_k) is the sum of the noises of release k's p-sums, each drawn once."""
+    k_max = 45
+    times = np.arange(1, k_max + 1) * 3.0
+    fresh = np.random.default_rng(1).standard_normal(k_max)
+    values = run_pair(times, np.zeros(k_max), fresh, mechanism, "last")[:, 0]
+    for k in range(1, k_max + 1):
+        # a p-sum (first, last) is created, with fresh noise, at release `last`
+        expected = sum(fresh[last - 1] for first, last in psums(k, mechanism))
+        assert values[k - 1] * times[k - 1] == pytest.approx(expected, abs=1e-12)
+    assert len(psums(k_max, "pm2")) == bin(k_max).count("1")
+
+
+def test_pm2_memory_is_logarithmic():
+    k_max = 1000
+    levels = pm2_levels(k_max)
+    assert levels == math.floor(math.log2(k_max)) + 1
+    state, count, noise, coef = new_pair_state(1, levels)
+    rng = np.random.default_rng(2)
+    for t in range(1, k_max + 1):
+        release(0, float(t), 0.0, rng.standard_normal(), 1.0, 1.0, 1, 1, state, count, noise, coef)
+        assert np.count_nonzero(noise[0]) == bin(t).count("1") <= levels
+    assert state.shape[1] + noise.shape[1] + coef.shape[1] < 50  # O(log k) floats per pair
+
+
+@pytest.mark.parametrize("mechanism, weights", CASES)
+def test_variance_matches_simulated_mechanism(mechanism, weights):
+    """Monte Carlo Var[T] of the real mechanism (uniform data, Gaussian p-sums) vs the formula."""
+    rng = np.random.default_rng(3)
+    half_width, sigma_dp = math.sqrt(3) / 2, 1.7
+    times = np.array([3, 5, 11, 12, 20, 26, 33, 41, 50, 52, 60, 75, 77]).astype(float)
+    reps = 20000
+    samples = rng.uniform(-half_width, half_width, (reps, int(times[-1])))
+    means = np.cumsum(samples, axis=1)[:, times.astype(int) - 1] / times
+    fresh = rng.standard_normal((reps, len(times))) * sigma_dp
+    final = np.array([
+        run_pair(times, means[r], fresh[r], mechanism, weights, 0.25, sigma_dp**2)[-1, 1]
+        for r in range(reps)
+    ])
+    expected = statistic_variance_direct(times, window_weights(len(times), weights), mechanism,
+                                         0.25, sigma_dp**2)
+    # sd of a sample variance of a near-Gaussian: var * sqrt(2/(n-1)); 4 sd tolerance
+    assert final.var(ddof=1) == pytest.approx(expected, rel=4 * math.sqrt(2 / (reps - 1)))
+    assert abs(final.mean()) < 4 * math.sqrt(expected / reps)  # unbiased
