@@ -52,6 +52,10 @@ def _fill_defaults(instance, schema: dict, root: dict) -> None:
         schema = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
     if not isinstance(instance, dict):
         return
+    if "if" in schema:
+        matches = jsonschema.Draft202012Validator(schema["if"]).is_valid(instance)
+        _fill_defaults(instance, schema["then"] if matches else schema["else"], root)
+        return
     for key, sub in schema.get("properties", {}).items():
         if key not in instance and "default" in sub:
             instance[key] = copy.deepcopy(sub["default"])

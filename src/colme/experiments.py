@@ -12,11 +12,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .ccolme import Curve, PanelSpec
+from .colme import ColmeCurve, ColmeSpec
 from .populations import UniformClasses
 from .rules import ALPHA_SCHEDULES, RULES, WEIGHT_OFFSETS
 
 PRESETS = ("default", "paper")
-ENGINES = ("ccolme",)
+ENGINES = ("ccolme", "colme")
 
 #: Choices made where seed 002 is silent; printed in every Fig. 1 caption/metadata.
 CCOLME_INTERPRETATIONS = (
@@ -29,6 +30,23 @@ CCOLME_INTERPRETATIONS = (
     "them (common random numbers: same samples and unit Laplace draws scaled by sigma_DP)",
     "Theorem 1 curve uses the asymptote factor of the panel's alpha schedule "
     "(2 for t/(t+1), 20/19 for floor(t/10))",
+)
+
+#: Choices made where seed 004 is silent; printed in every Private-ColME figure's metadata.
+COLME_INTERPRETATIONS = (
+    "RR: agent a queries the others in increasing index order, cyclically, from the lowest "
+    "index (position l is queried at t = l + (i-1)(M-1), as in Proposition 3); rRR scans the "
+    "same order from the last queried position and skips agents outside C_a^(t-1)",
+    "decision rule re-evaluated for b only when b answers (t = t_kappa), unless "
+    "retest = every_step",
+    "before b's first answer b is in C_a with T = 0 and Var[T] = inf (weight 0)",
+    "Var[T] from the actual p-sum structure (each p-sum's noise counted once with its total "
+    "coefficient), maintained exactly per release",
+    "wMoM: uniform weights over releases 2^floor(log2 k)..k (the printed normalisation is "
+    "not a valid weight)",
+    "PM-II releases each p-sum with (eps, delta) / pm2_split, pm2_split = floor(log2 t_max) + 1 "
+    "by default (Sec. VII), so PM-I and PM-II give the same overall privacy",
+    "common random numbers: all curves share each run's samples and standard noise draws",
 )
 
 
@@ -77,18 +95,26 @@ def chunks(settings: dict) -> list[Chunk]:
     ]
 
 
-#: Conservative throughput (config-edge-updates/s/core) for sizing cluster jobs: 5x below
-#: what ``benchmarks/bench_ccolme.py`` measures on an AVX-512 laptop core.
+#: Conservative throughputs for sizing cluster jobs, 5x below what the benchmarks measure
+#: on an AVX-512 laptop core: Private-C-ColME config-edge-updates/s, Private-ColME
+#: agent-steps/s (one query, release and update) and pair tests/s (retest = every_step).
 CONSERVATIVE_UPDATES_PER_SECOND = 2e8
+CONSERVATIVE_AGENT_STEPS_PER_SECOND = 6e5
+CONSERVATIVE_PAIR_TESTS_PER_SECOND = 2e8
 
 
 def chunk_runtime_minutes(settings: dict) -> int:
     """Wall-time request (minutes) of one simulation job: 2x the conservative estimate + 2 min."""
-    curves = len(settings["rules"]) * len(settings["eps"])
-    updates = (
-        settings["chunk_runs"] * settings["n_agents"] * settings["degree"] * curves * settings["t_max"]
-    )
-    return int(math.ceil(2 * updates / CONSERVATIVE_UPDATES_PER_SECOND / 60)) + 2
+    runs, n_agents, t_max = settings["chunk_runs"], settings["n_agents"], settings["t_max"]
+    if settings["engine"] == "colme":
+        curves = math.prod(len(settings[key]) for key in ("schedules", "mechanisms", "weights", "noises"))
+        seconds = runs * curves * t_max * n_agents / CONSERVATIVE_AGENT_STEPS_PER_SECOND
+        if settings["retest"] == "every_step":
+            seconds += runs * curves * t_max * n_agents**2 / CONSERVATIVE_PAIR_TESTS_PER_SECOND
+    else:
+        curves = len(settings["rules"]) * len(settings["eps"])
+        seconds = runs * n_agents * settings["degree"] * curves * t_max / CONSERVATIVE_UPDATES_PER_SECOND
+    return int(math.ceil(2 * seconds / 60)) + 2
 
 
 def time_grid(t_max: int, linear: int, log: int) -> np.ndarray:
@@ -108,9 +134,11 @@ def population(config: dict) -> UniformClasses:
     return UniformClasses(means=tuple(float(m) for m in spec["means"]), sigma=float(spec["sigma"]))
 
 
-def panel_spec(config: dict, figure: str) -> PanelSpec:
-    """The engine specification of one simulated figure: every rule at every eps."""
+def panel_spec(config: dict, figure: str) -> PanelSpec | ColmeSpec:
+    """The engine specification of one simulated figure."""
     settings = figure_settings(config, figure)
+    if settings["engine"] == "colme":
+        return colme_spec(config, settings)
     curves = tuple(
         Curve(rule, float(eps), float(k) if rule == "bernstein" else math.nan)
         for rule in settings["rules"]
@@ -127,6 +155,33 @@ def panel_spec(config: dict, figure: str) -> PanelSpec:
         weights=settings["weights"],
         optimistic_delta=settings["optimistic_delta"],
     )
+
+
+def colme_spec(config: dict, settings: dict) -> ColmeSpec:
+    """Private-ColME panel: every schedule x mechanism x weights x noise combination."""
+    curves = tuple(
+        ColmeCurve(schedule, mechanism, weights, noise, settings["oracle"])
+        for schedule in settings["schedules"]
+        for mechanism in settings["mechanisms"]
+        for weights in settings["weights"]
+        for noise in settings["noises"]
+    )
+    return ColmeSpec(
+        n_agents=settings["n_agents"],
+        curves=curves,
+        t_record=time_grid(settings["t_max"], settings["grid"]["linear"], settings["grid"]["log"]),
+        eps=float(settings["eps"]),
+        delta=float(settings["delta"]),
+        pm2_split=settings["pm2_split"],
+        theta0=float(settings["theta0"]),
+        retest=settings["retest"],
+        population=population(config),
+    )
+
+
+def interpretations(settings: dict) -> tuple[str, ...]:
+    """The choices made where the figure's paper is silent."""
+    return COLME_INTERPRETATIONS if settings["engine"] == "colme" else CCOLME_INTERPRETATIONS
 
 
 def check_config(config: dict) -> None:
@@ -147,6 +202,12 @@ def check_config(config: dict) -> None:
             raise ConfigError(
                 f"{where}.engine={settings['engine']!r}: allowed values are {list(ENGINES)}"
             )
+        for key in ("runs", "chunk_runs", "t_max"):
+            if settings[key] < 1:
+                raise ConfigError(f"{where}.{key}={settings[key]}: must be >= 1")
+        if settings["engine"] == "colme":
+            _check_colme(settings, where)
+            continue
         for rule in settings["rules"]:
             if rule not in RULES:
                 raise ConfigError(f"{where}.rules: {rule!r} is not one of {list(RULES)}")
@@ -173,6 +234,18 @@ def check_config(config: dict) -> None:
                 f"{where}.degree={degree} with n_agents={n_agents}: an r-regular graph needs "
                 "1 <= degree < n_agents and degree * n_agents even"
             )
-        for key in ("runs", "chunk_runs", "t_max"):
-            if settings[key] < 1:
-                raise ConfigError(f"{where}.{key}={settings[key]}: must be >= 1")
+
+
+def _check_colme(settings: dict, where: str) -> None:
+    """Privacy parameters a Private-ColME panel can actually run with."""
+    spec_eps, spec_delta = settings["eps"], settings["delta"]
+    split = settings["pm2_split"] or int(math.log2(settings["t_max"])) + 1
+    if "gaussian" in settings["noises"] and not 0 < spec_eps <= 1:
+        raise ConfigError(
+            f"{where}.eps={spec_eps}: the Gaussian mechanism (seed 004 Lemma 1) needs "
+            "0 < eps <= 1; use noises: [laplace] for larger eps"
+        )
+    if not 0 < spec_delta <= 1:
+        raise ConfigError(f"{where}.delta={spec_delta}: must be in (0, 1]")
+    if split < 1:
+        raise ConfigError(f"{where}.pm2_split={split}: must be >= 1")

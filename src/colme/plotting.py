@@ -36,30 +36,77 @@ def _eps_label(eps: float) -> str:
     return r"$\epsilon=\infty$" if math.isinf(eps) else rf"$\epsilon={eps:g}$"
 
 
-def plot_mse_panel(table: pd.DataFrame, title: str, metadata: dict, pdf: Path, png: Path) -> None:
-    """Log-scale average MSE vs t: a colour per eps, a line style per rule, benchmarks dashed.
+def figure_title(figure: str, meta: dict) -> str:
+    """Two-line title: the figure's title, then runs, seed, preset and the key settings."""
+    settings = meta["settings"]
+    if settings["engine"] == "colme":
+        details = f"eps {settings['eps']:g}, delta {settings['delta']:g}, retest {settings['retest']}"
+    else:
+        details = f"alpha {settings['alpha_schedule']}, weights {settings['weights']}"
+    return (
+        f"{settings.get('title') or figure}\n{meta['runs']} runs, seed {settings['seed']}, "
+        f"preset {settings['preset']}, {details}"
+    )
 
-    Theorem 1 asymptotes are drawn faint in their eps colour.  ``metadata`` (parameters,
-    runs, seed, interpretations, versions) goes into the PDF's Subject/Keywords fields.
-    """
-    eps_values = sorted(table.loc[table["kind"] == "simulated", "eps"].unique())
+
+def _ccolme_styles(simulated: pd.DataFrame) -> tuple[dict, list]:
+    """Colour per eps, line style per decision rule (seed 002 Fig. 1)."""
+    eps_values = sorted(simulated["eps"].unique())
     palette = dict(zip(eps_values, sns.color_palette("colorblind", len(eps_values))))
+    styles = {
+        name: (palette[rows["eps"].iloc[0]], RULE_STYLES.get(rows["rule"].iloc[0], "-"))
+        for name, rows in simulated.groupby("curve")
+    }
+    handles = [plt.Line2D([], [], color=palette[e], lw=2, label=_eps_label(e)) for e in eps_values]
+    rules = [r for r in RULE_STYLES if r in set(simulated["rule"])]
+    handles += [plt.Line2D([], [], color="k", ls=RULE_STYLES[r], label=r) for r in rules]
+    return styles, handles
+
+
+def _colme_styles(simulated: pd.DataFrame) -> tuple[dict, list]:
+    """Colour per mechanism/weights/noise, solid for RR and dashed for rRR (seed 004)."""
+    simulated = simulated.assign(scheme=simulated["curve"].str.split(" ", n=1).str[1])
+    schemes = list(dict.fromkeys(simulated["scheme"]))
+    palette = dict(zip(schemes, sns.color_palette("colorblind", len(schemes))))
+    dashes = {"rr": "-", "rrr": "--"}
+    styles = {
+        name: (palette[rows["scheme"].iloc[0]], dashes[rows["schedule"].iloc[0]])
+        for name, rows in simulated.groupby("curve")
+    }
+    handles = [plt.Line2D([], [], color=palette[s], lw=2, label=s) for s in schemes]
+    for schedule in dict.fromkeys(simulated["schedule"]):
+        label = "RR" if schedule == "rr" else "rRR"
+        handles.append(plt.Line2D([], [], color="k", ls=dashes[schedule], label=label))
+    return styles, handles
+
+
+def plot_mse_panel(table: pd.DataFrame, title: str, metadata: dict, pdf: Path, png: Path) -> None:
+    """Log-scale average MSE vs t in the papers' style, benchmarks dashed.
+
+    Private-C-ColME: a colour per eps, a line style per rule, Theorem 1 asymptotes faint.
+    Private-ColME: a colour per scheme, solid RR and dashed rRR.  ``metadata``
+    (parameters, runs, seed, interpretations, versions) goes into the PDF's Subject field.
+    """
+    simulated = table[table["kind"] == "simulated"]
+    is_colme = "schedule" in table.columns
+    styles, handles = (_colme_styles if is_colme else _ccolme_styles)(simulated)
     sns.set_theme(style="whitegrid", context="paper")
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
-    for (rule, eps), curve in table[table["kind"] == "simulated"].groupby(["rule", "eps"]):
-        ax.plot(curve["t"], curve["mse"], RULE_STYLES.get(rule, "-"), color=palette[eps], lw=1.2)
+    for name, curve in simulated.groupby("curve", sort=False):
+        colour, style = styles[name]
+        ax.plot(curve["t"], curve["mse"], style, color=colour, lw=1.2)
+    eps_colours = {} if is_colme else {h.get_label(): h.get_color() for h in handles}
     for eps, curve in table[table["rule"] == "theorem1"].groupby("eps"):
-        ax.plot(curve["t"], curve["mse"], "-", color=palette.get(eps, "grey"), lw=3, alpha=0.18)
+        colour = eps_colours.get(_eps_label(eps), "grey")
+        ax.plot(curve["t"], curve["mse"], "-", color=colour, lw=3, alpha=0.18)
     for rule, (colour, style) in BENCHMARK_STYLES.items():
         curve = table[table["rule"] == rule]
         ax.plot(curve["t"], curve["mse"], style, color=colour, lw=1.4)
-    handles = [plt.Line2D([], [], color=palette[e], lw=2, label=_eps_label(e)) for e in eps_values]
-    rules = [r for r in RULE_STYLES if r in set(table["rule"])]
-    handles += [plt.Line2D([], [], color="k", ls=RULE_STYLES[r], label=r) for r in rules]
     handles += [
         plt.Line2D([], [], color=c, ls=s, label=r.capitalize()) for r, (c, s) in BENCHMARK_STYLES.items()
     ]
-    handles.append(plt.Line2D([], [], color="grey", lw=3, alpha=0.3, label="Theorem 1 (oracle)"))
+    if (table["rule"] == "theorem1").any():
+        handles.append(plt.Line2D([], [], color="grey", lw=3, alpha=0.3, label="Theorem 1 (oracle)"))
     ax.legend(handles=handles, fontsize=7, ncol=2, loc="upper right")
     ax.set_yscale("log")
     ax.set_xlabel("Time $t$")

@@ -1,7 +1,8 @@
-"""Noise calibration for differentially private sample releases.
+"""Noise calibration for differentially private sample releases, and privacy accounting.
 
-Seed 002 (Private-C-ColME) protects every sample with Laplace noise; the scale
-follows Lemma 1 with n = 1.
+Seed 002 (Private-C-ColME) protects every sample with Laplace noise (its Lemma 1, n = 1);
+seed 004 (Private-ColME) releases noisy p-sums with Gaussian (Lemma 1) or Laplace
+(Lemma 2) noise.
 """
 
 from __future__ import annotations
@@ -27,6 +28,30 @@ def laplace_sigma_dp(eps: float, half_width: float) -> float:
     if math.isinf(eps):
         return 0.0
     return math.sqrt(8.0) * half_width / eps
+
+
+def gaussian_sigma_dp(eps: float, delta: float, half_width: float) -> float:
+    """Standard deviation of the Gaussian mechanism, seed 004 Lemma 1 (n = 1).
+
+    ``sigma_DP^2 = 8 L^2 ln(1.25/delta) / eps^2``, (eps, delta)-DP only for 0 < eps <= 1.
+    """
+    if not 0 < eps <= 1:
+        raise ValueError(
+            f"the Gaussian mechanism (seed 004 Lemma 1) needs 0 < eps <= 1, got eps={eps!r}; "
+            "use Laplace noise for larger eps"
+        )
+    if not 0 < delta <= 1:
+        raise ValueError(f"delta must be in (0, 1], got {delta!r}")
+    return math.sqrt(8.0 * math.log(1.25 / delta)) * half_width / eps
+
+
+def composed_privacy(eps: float, delta: float, uses_per_sample: int) -> tuple[float, float]:
+    """(eps, delta) of a sample that enters ``uses_per_sample`` releases (basic composition).
+
+    PM-I puts each sample in one p-sum (uses = 1); PM-II in up to floor(log2 k) + 1 dyadic
+    blocks after k releases (seed 004 Sec. IV-B).
+    """
+    return eps * uses_per_sample, delta * uses_per_sample
 
 
 def laplace_beta_dp(sigma_dp: float) -> float:

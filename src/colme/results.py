@@ -18,10 +18,12 @@ import pandas as pd
 
 from . import analytic
 from .ccolme import PanelSpec, simulate_runs
+from .colme import ColmeSpec, simulate_colme_runs
 from .experiments import Chunk
 from .graphs import random_regular_edges
+from .mechanisms import pm2_levels
 from .populations import component_sizes
-from .privacy import laplace_sigma_dp
+from .privacy import composed_privacy, laplace_sigma_dp
 from .seeding import run_generator
 
 
@@ -51,22 +53,28 @@ def atomic_write_text(path: str | Path, text: str) -> None:
 
 
 def make_instances(
-    spec: PanelSpec, figure: str, chunk: Chunk, root_seed: int
+    spec: PanelSpec | ColmeSpec, figure: str, chunk: Chunk, root_seed: int
 ) -> dict[str, np.ndarray]:
-    """Class assignments, r-regular graphs and n_a for the runs of one chunk.
+    """Class assignments, graphs and n_a for the runs of one chunk.
 
-    Each run's instance comes from its own generator (root seed, figure, run), so it does
-    not depend on the chunking.
+    Private-C-ColME: random r-regular graphs, n_a = class-induced component size.
+    Private-ColME: all-to-all (no edge list stored), n_a = |C_a|.  Each run's instance
+    comes from its own generator (root seed, figure, run): independent of the chunking.
     """
     runs = np.arange(chunk.start, chunk.stop)
     classes, edges = [], []
     for run in runs:
         rng = run_generator(root_seed, figure, int(run), "instance")
         classes.append(spec.population.assign(spec.n_agents, rng))
-        edges.append(random_regular_edges(spec.degree, spec.n_agents, rng))
+        if isinstance(spec, PanelSpec):
+            edges.append(random_regular_edges(spec.degree, spec.n_agents, rng))
     classes = np.stack(classes)
-    edges = np.stack(edges)
-    sizes = np.stack([component_sizes(e, c) for e, c in zip(edges, classes)])
+    if isinstance(spec, PanelSpec):
+        edges = np.stack(edges)
+        sizes = np.stack([component_sizes(e, c) for e, c in zip(edges, classes)])
+    else:
+        edges = np.zeros((len(runs), 0, 2), dtype=np.int32)
+        sizes = np.stack([np.bincount(c)[c] for c in classes]).astype(np.int32)
     return {"runs": runs, "classes": classes, "edges": edges, "component_sizes": sizes}
 
 
@@ -76,9 +84,12 @@ def simulate_chunk(
     """Run the engine on a chunk's instances; returns per-run MSE curves and provenance."""
     generators = [run_generator(root_seed, figure, int(run), "data") for run in instances["runs"]]
     start = time.perf_counter()
-    mse = simulate_runs(
-        spec, instances["classes"], instances["edges"], generators, np.dtype(precision).type
-    )
+    if isinstance(spec, ColmeSpec):
+        mse = simulate_colme_runs(spec, instances["classes"], generators)
+    else:
+        mse = simulate_runs(
+            spec, instances["classes"], instances["edges"], generators, np.dtype(precision).type
+        )
     return {
         "runs": instances["runs"],
         "t": np.asarray(spec.t_record),
@@ -105,11 +116,28 @@ def _mean_se(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return values.mean(axis=0), se
 
 
-def aggregate_table(spec: PanelSpec, sims: list[dict], instances: list[dict]) -> pd.DataFrame:
+def curve_fields(spec: PanelSpec | ColmeSpec, curve) -> dict:
+    """The table columns describing a simulated curve (beyond its name)."""
+    if isinstance(spec, ColmeSpec):
+        return {
+            "rule": "oracle" if curve.oracle else "test",
+            "eps": spec.eps,
+            "schedule": curve.schedule,
+            "mechanism": curve.mechanism,
+            "weights": curve.weights,
+            "noise": curve.noise,
+        }
+    return {"rule": curve.rule, "eps": curve.eps}
+
+
+def aggregate_table(
+    spec: PanelSpec | ColmeSpec, sims: list[dict], instances: list[dict]
+) -> pd.DataFrame:
     """Tidy table: one row per curve and recorded t (simulated curves, Local, Ideal, Theorem 1).
 
-    Columns: curve, kind (simulated/analytic), rule, eps, t, mse, se, runs.  Ideal and
-    Theorem 1 average over the panel's instances; their ``se`` is over instances.
+    Columns: curve, kind (simulated/analytic), rule, eps, t, mse, se, runs (Private-ColME
+    adds schedule, mechanism, weights, noise).  Ideal and Theorem 1 (Private-C-ColME only)
+    average over the panel's instances; their ``se`` is over instances.
     """
     runs = _concatenate(sims, "runs")
     if np.any(np.diff(runs) != 1) or runs[0] != 0:
@@ -126,8 +154,7 @@ def aggregate_table(spec: PanelSpec, sims: list[dict], instances: list[dict]) ->
                 {
                     "curve": curve.name,
                     "kind": "simulated",
-                    "rule": curve.rule,
-                    "eps": curve.eps,
+                    **curve_fields(spec, curve),
                     "t": t,
                     "mse": mean[index],
                     "se": se[index],
@@ -140,6 +167,8 @@ def aggregate_table(spec: PanelSpec, sims: list[dict], instances: list[dict]) ->
     ideal_per_instance = np.array([analytic.ideal_mse(1.0, sigma, n) for n in sizes])
     coef, coef_se = _mean_se(ideal_per_instance[:, None])
     frames.append(_analytic_frame("Ideal", "ideal", math.nan, t, coef / t, coef_se / t, len(sizes)))
+    if isinstance(spec, ColmeSpec):
+        return pd.concat(frames, ignore_index=True)
     factor = analytic.ALPHA_FACTOR[spec.alpha_schedule]
     for eps in sorted({c.eps for c in spec.curves}):
         sigma_dp = laplace_sigma_dp(eps, spec.population.half_width)
@@ -200,7 +229,30 @@ def bound_table(spec: PanelSpec, instances: list[dict]) -> pd.DataFrame:
     return table
 
 
-def sidecar(settings: dict, spec: PanelSpec, sims: list[dict], extra: dict) -> dict:
+def privacy_table(spec: ColmeSpec) -> pd.DataFrame:
+    """Per mechanism and noise: each p-sum's (eps, delta), sigma_DP, and what a sample gets.
+
+    PM-I puts every sample in one p-sum; PM-II in up to floor(log2 k) + 1 dyadic blocks,
+    with k <= t_max releases per pair (rRR can query one agent every step), so the
+    composed guarantee is reported for k = t_max (basic composition, Sec. IV-B).
+    """
+    rows = []
+    for mechanism in sorted({c.mechanism for c in spec.curves}):
+        for noise in sorted({c.noise for c in spec.curves}):
+            curve = next(c for c in spec.curves if c.mechanism == mechanism and c.noise == noise)
+            eps, delta = spec.psum_budget(curve)
+            uses = 1 if mechanism == "pm1" else pm2_levels(spec.t_max)
+            total_eps, total_delta = composed_privacy(eps, delta if noise == "gaussian" else 0.0, uses)
+            rows.append({
+                "mechanism": mechanism, "noise": noise, "psum_eps": eps,
+                "psum_delta": delta if noise == "gaussian" else 0.0,
+                "sigma_dp": spec.sigma_dp(curve), "psums_per_sample": uses,
+                "sample_eps": total_eps, "sample_delta": total_delta,
+            })
+    return pd.DataFrame(rows)
+
+
+def sidecar(settings: dict, spec: PanelSpec | ColmeSpec, sims: list[dict], extra: dict) -> dict:
     """Provenance of a figure: parameters, runs, seed, interpretations, wall time."""
     return {
         "settings": json.loads(json.dumps(settings, default=str)),

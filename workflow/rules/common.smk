@@ -31,6 +31,7 @@ FIGURES = sorted(config["figures"])
 localrules:
     all,
     aggregate,
+    aggregate_colme,
     figure,
 
 
@@ -55,6 +56,12 @@ def chunk_files(pattern):
         )
 
     return files
+
+
+def engine_figures(engine):
+    """Regex matching the names of the figures simulated by ``engine``."""
+    names = [f for f in FIGURES if config["figures"][f]["engine"] == engine]
+    return "|".join(names) if names else "(?!)"
 
 
 def figure_targets():

@@ -7,13 +7,15 @@ from pathlib import Path
 sys.stderr = sys.stdout = open(snakemake.log[0], "w")  # noqa: F821
 sys.path.insert(0, str(Path(snakemake.scriptdir).parents[1] / "src"))  # noqa: F821
 
-from colme.experiments import CCOLME_INTERPRETATIONS, panel_spec  # noqa: E402
+from colme.ccolme import PanelSpec  # noqa: E402
+from colme.experiments import interpretations, panel_spec  # noqa: E402
 from colme.plotting import package_versions  # noqa: E402
 from colme.results import (  # noqa: E402
     aggregate_table,
     atomic_write_text,
     bound_table,
     load_npz,
+    privacy_table,
     sidecar,
 )
 
@@ -22,18 +24,19 @@ spec = panel_spec(snakemake.config, figure)  # noqa: F821
 sims = [load_npz(path) for path in snakemake.input.sims]  # noqa: F821
 instances = [load_npz(path) for path in snakemake.input.instances]  # noqa: F821
 table = aggregate_table(spec, sims, instances)
-bound = bound_table(spec, instances)
+# Private-C-ColME: Corollary 1 and Theorem 1 numbers; Private-ColME: privacy accounting.
+extra = bound_table(spec, instances) if isinstance(spec, PanelSpec) else privacy_table(spec)
 meta = sidecar(
     snakemake.params.settings,  # noqa: F821
     spec,
     sims,
     {
         "figure": figure,
-        "interpretations": list(CCOLME_INTERPRETATIONS),
-        "corollary1": bound.to_dict(orient="records"),
+        "interpretations": list(interpretations(snakemake.params.settings)),  # noqa: F821
+        "corollary1" if isinstance(spec, PanelSpec) else "privacy": extra.to_dict(orient="records"),
         "versions": package_versions(),
     },
 )
 atomic_write_text(snakemake.output.table, table.to_csv(index=False))  # noqa: F821
-atomic_write_text(snakemake.output.bound, bound.to_csv(index=False))  # noqa: F821
+atomic_write_text(snakemake.output.extra, extra.to_csv(index=False))  # noqa: F821
 atomic_write_text(snakemake.output.meta, json.dumps(meta, indent=2, default=str))  # noqa: F821

@@ -9,16 +9,11 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parents[1] / "src"))  # noqa: F
 
 import pandas as pd  # noqa: E402
 
-from colme.plotting import plot_mse_panel  # noqa: E402
+from colme.plotting import figure_title, plot_mse_panel  # noqa: E402
 from colme.results import atomic_write_text  # noqa: E402
 
 table = pd.read_csv(snakemake.input.table)  # noqa: F821
 meta = json.loads(Path(snakemake.input.meta).read_text())  # noqa: F821
-settings = meta["settings"]
-title = (
-    f"{settings.get('title') or snakemake.wildcards.figure}\n"  # noqa: F821
-    f"{meta['runs']} runs, seed {settings['seed']}, preset {settings['preset']}, "
-    f"alpha {settings['alpha_schedule']}, weights {settings['weights']}"
-)
+title = figure_title(snakemake.wildcards.figure, meta)  # noqa: F821
 plot_mse_panel(table, title, meta, Path(snakemake.output.pdf), Path(snakemake.output.png))  # noqa: F821
 atomic_write_text(snakemake.output.sidecar, json.dumps(meta, indent=2))  # noqa: F821
