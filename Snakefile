@@ -16,10 +16,14 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/instances.smk"
 include: "workflow/rules/simulate.smk"
 include: "workflow/rules/aggregate.smk"
+include: "workflow/rules/analytic.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/claims.smk"
 
 
 rule all:
     default_target: True
     input:
         figure_targets(),
+        "results/claims.csv",
+        "results/claims.md",

@@ -12,6 +12,7 @@ from workflow_helpers import snakemake, snakemake_command
 
 
 def test_tables_and_figures_exist_with_required_columns(built):
+    assert (built / "results/claims.md").exists()  # empty report: no paper figure here
     for figure in ("tiny_a", "tiny_b"):
         table = pd.read_csv(built / f"results/tables/{figure}.csv")
         assert {"curve", "rule", "eps", "t", "mse", "se", "runs"} <= set(table.columns)
@@ -32,9 +33,21 @@ def test_tables_and_figures_exist_with_required_columns(built):
     assert b"seed" in pdf and b"interpretations" in pdf  # provenance in the PDF metadata
 
 
+def test_private_colme_and_analytic_figures(built):
+    simulated = pd.read_csv(built / "results/tables/tiny_c.csv")
+    assert simulated.loc[simulated["kind"] == "simulated", "curve"].nunique() == 16
+    assert {"schedule", "mechanism", "weights", "noise"} <= set(simulated.columns)
+    privacy = pd.read_csv(built / "results/tables/tiny_c_privacy.csv")
+    assert np.allclose(privacy["sample_eps"], 1.0)
+    analytic = pd.read_csv(built / "results/tables/tiny_d.csv")
+    assert set(analytic["kind"]) == {"analytic"} and analytic["curve"].nunique() == 2 * 2 * 3 + 2
+    for figure in ("tiny_c", "tiny_d"):
+        assert (built / f"results/figures/{figure}.pdf").stat().st_size > 1000
+
+
 def test_results_identical_whatever_cores_and_chunking(built, tmp_path):
     snakemake(tmp_path, "--cores", "1", "--config", "chunk_runs=3")
-    for name in ("tiny_a.csv", "tiny_a_bound.csv", "tiny_b.csv"):
+    for name in ("tiny_a.csv", "tiny_a_bound.csv", "tiny_b.csv", "tiny_c.csv", "tiny_d.csv"):
         assert (tmp_path / "results/tables" / name).read_bytes() == (built / "results/tables" / name).read_bytes()
 
 

@@ -31,6 +31,24 @@ figures:
     runs: 5
     chunk_runs: 5
     grid: {linear: 15, log: 5}
+  tiny_c:
+    engine: colme
+    n_agents: 9
+    schedules: [rr, rrr]
+    mechanisms: [pm1, pm2]
+    weights: [last, wmom]
+    noises: [gaussian, laplace]
+    t_max: 120
+    runs: 4
+    chunk_runs: 3
+    grid: {linear: 12, log: 6}
+  tiny_d:
+    engine: oracle
+    n_agents: 9
+    schedules: [rr, rrr]
+    weights: [last, mom, wmom]
+    t_max: 120
+    grid: {linear: 12, log: 6}
 """
 
 

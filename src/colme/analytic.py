@@ -1,5 +1,6 @@
-"""Closed forms of seed 002: Propositions 1-2, Theorem 1, Corollary 1, and the exact
-finite-t expected MSE of Algorithm 1 under the oracle decision rule.
+"""Closed forms: seed 002's Propositions 1-2, Theorem 1, Corollary 1 and the exact finite-t
+expected MSE of its Algorithm 1 under the oracle rule; seed 004's Proposition 3 and
+Remark 3 (Private-ColME with an oracle class estimator), evaluated exactly.
 
 The exact oracle expectation is the yardstick for the simulation engine: with the oracle
 rule the mixing matrix W is fixed after t = 1, every agent's alpha clock equals t, and the
@@ -13,9 +14,15 @@ and e_0 = -mu (mu~^(0) = 0).  Its first two moments follow exactly (``oracle_exp
 
 from __future__ import annotations
 
+import math
+
+import numba
 import numpy as np
+from scipy.integrate import quad
+from scipy.stats import binom
 
 from .graphs import adjacency
+from .mechanisms import MECHANISMS, VARIANCE, WEIGHTS, new_pair_state, pm2_levels, release
 from .rules import alpha_table, mixing_matrix
 
 #: lim t * MSE / ((sigma^2 + sigma_DP^2)/n_a) for a fully mixing class component.
@@ -121,3 +128,122 @@ def oracle_expected_mse(
             out[next_record] = per_agent.mean()
             next_record += 1
     return out
+
+
+# ----------------------------------------------------------------------------------------
+# Seed 004: Private-ColME with an oracle class estimator (Proposition 3, Remark 3).
+
+
+def release_variances(
+    positions: np.ndarray, period: int, k_max: int, mechanism: str, weights: str,
+    sigma2: float, sigma_dp2: float,
+) -> np.ndarray:
+    """Var[T_{b->a}] after each of the first ``k_max`` answers of the agent at each position.
+
+    The agent at round-robin position l answers at t_i = l + (i - 1) * period (Prop. 3 with
+    period M - 1; Remark 3's rRR with period n - 1).  Row l-1, column k-1 holds Var[T]
+    after k answers, from the same p-sum bookkeeping as the simulation
+    (``mechanisms.release``, validated against explicit sums and the simulated mechanism).
+    """
+    positions = np.asarray(positions, dtype=np.int64)
+    out = np.empty((len(positions), k_max))
+    _fill_release_variances(
+        positions, period, sigma2, sigma_dp2, MECHANISMS[mechanism], WEIGHTS[weights], out,
+        *new_pair_state(len(positions), pm2_levels(max(k_max, 1))),
+    )
+    return out
+
+
+@numba.njit(cache=True)
+def _fill_release_variances(
+    positions, period, sigma2, sigma_dp2, mechanism, weights, out, state, count, noise, coef
+):
+    for row in range(positions.shape[0]):
+        for k in range(out.shape[1]):
+            t = float(positions[row] + k * period)
+            release(row, t, 0.0, 0.0, sigma2, sigma_dp2, mechanism, weights, state, count, noise, coef)
+            out[row, k] = state[row, VARIANCE]
+
+
+def _answers_by(t: int, positions: np.ndarray, period: int) -> np.ndarray:
+    """Number of answers of each position by time t: floor((t - l)/period) + 1 if t >= l."""
+    return np.where(t >= positions, (t - positions) // period + 1, 0)
+
+
+def _precisions(variances: np.ndarray, answers: np.ndarray) -> np.ndarray:
+    """1/Var[T] of each position given its number of answers (0 before the first)."""
+    out = np.zeros(len(answers))
+    has = answers > 0
+    out[has] = 1.0 / variances[np.flatnonzero(has), answers[has] - 1]
+    return out
+
+
+def expected_inverse(own_precision: float, precisions: np.ndarray, p: float) -> float:
+    """E[1/(c + sum_l B_l x_l)], B_l ~ Bernoulli(p) independent: Proposition 3's average.
+
+    Exact up to quadrature error: 1/y = int_0^inf e^{-s y} ds turns the 2^(M-1)-term
+    average over class memberships into int_0^inf e^{-s c} prod_l (1 - p + p e^{-s x_l}) ds,
+    integrated adaptively (relative tolerance 1e-11) in the variable u = s c.
+    """
+    scaled = precisions[precisions > 0] / own_precision
+
+    def integrand(u: float) -> float:
+        return math.exp(-u + np.sum(np.log1p(p * np.expm1(-u * scaled))))
+
+    value, _ = quad(integrand, 0.0, np.inf, epsabs=0.0, epsrel=1e-11, limit=500)
+    return value / own_precision
+
+
+def prop3_oracle_mse(
+    n_agents: int, n_classes: int, sigma: float, sigma_dp: float, mechanism: str, weights: str,
+    t_record: np.ndarray,
+) -> np.ndarray:
+    """Proposition 3 (oracle, RR, equal known sigma): average MSE at ``t_record``, exactly.
+
+    Each of the M - 1 others is in a's class with probability p = 1/Gamma; position l
+    answers at t_i = l + (i - 1)(M - 1); the MSE given the class is 1/e_{n,t} (eq. (4)).
+    """
+    t_record = np.asarray(t_record, dtype=np.int64)
+    period = n_agents - 1
+    positions = np.arange(1, n_agents)
+    k_max = int(_answers_by(int(t_record[-1]), positions, period).max())
+    variances = release_variances(positions, period, k_max, mechanism, weights, sigma**2, sigma_dp**2)
+    p = 1.0 / n_classes
+    return np.array([
+        expected_inverse(t / sigma**2, _precisions(variances, _answers_by(t, positions, period)), p)
+        for t in t_record
+    ])
+
+
+def remark3_rrr_oracle_mse(
+    n_agents: int, n_classes: int, sigma: float, sigma_dp: float, mechanism: str, weights: str,
+    t_record: np.ndarray, tail: float = 1e-12,
+) -> np.ndarray:
+    """Remark 3: the rRR analogue, a queries only its n - 1 classmates (period n - 1).
+
+    Average over n - 1 ~ Binomial(M - 1, 1/Gamma) of 1/e_{n,t}; class sizes with
+    probability below ``tail`` are skipped (their total mass is below M * tail).
+    """
+    t_record = np.asarray(t_record, dtype=np.int64)
+    p = 1.0 / n_classes
+    mates = np.arange(n_agents)
+    mass = binom.pmf(mates, n_agents - 1, p)
+    out = np.zeros(len(t_record))
+    for m in mates[mass > tail]:
+        if m == 0:
+            out += mass[m] * sigma**2 / t_record
+            continue
+        positions = np.arange(1, m + 1)
+        k_max = int(_answers_by(int(t_record[-1]), positions, m).max())
+        variances = release_variances(positions, m, k_max, mechanism, weights, sigma**2, sigma_dp**2)
+        for i, t in enumerate(t_record):
+            total = t / sigma**2 + _precisions(variances, _answers_by(t, positions, m)).sum()
+            out[i] += mass[m] / total
+    return out
+
+
+def ideal_all_to_all_mse(n_agents: int, n_classes: int, sigma: float, t_record: np.ndarray) -> np.ndarray:
+    """Proposition 2 averaged over random classes: E[sigma^2/(n t)], n - 1 ~ Bin(M - 1, 1/Gamma)."""
+    mates = np.arange(n_agents)
+    mean_inverse = np.sum(binom.pmf(mates, n_agents - 1, 1.0 / n_classes) / (mates + 1))
+    return sigma**2 * mean_inverse / np.asarray(t_record, dtype=np.float64)

@@ -17,7 +17,9 @@ from .populations import UniformClasses
 from .rules import ALPHA_SCHEDULES, RULES, WEIGHT_OFFSETS
 
 PRESETS = ("default", "paper")
-ENGINES = ("ccolme", "colme")
+ENGINES = ("ccolme", "colme", "oracle")
+#: Engines whose figures come from Monte Carlo runs (the others are analytic).
+SIMULATED_ENGINES = ("ccolme", "colme")
 
 #: Choices made where seed 002 is silent; printed in every Fig. 1 caption/metadata.
 CCOLME_INTERPRETATIONS = (
@@ -63,6 +65,20 @@ class Chunk:
     stop: int
 
 
+#: Choices behind the analytic Private-ColME figures (Proposition 3, Remark 3).
+ORACLE_INTERPRETATIONS = (
+    "Proposition 3 evaluated exactly: E[1/(t/sigma^2 + sum_l B_l / Var[T_l])] over independent "
+    "Bernoulli(1/Gamma) class memberships, as int_0^inf e^{-sc} prod_l (1 - p + p e^{-s x_l}) ds "
+    "(adaptive quadrature, relative tolerance 1e-11), not the paper's truncated sum",
+    "Var[T] from the actual p-sum structure of the mechanism (validated against simulation); "
+    "the printed PM-II formula (21) shares noise between distinct dyadic blocks and is not drawn",
+    "rRR curves: Remark 3 (period n - 1 over the n - 1 classmates), averaged over "
+    "n - 1 ~ Binomial(M - 1, 1/Gamma)",
+    "wMoM: uniform weights over releases 2^floor(log2 k)..k",
+    "PM-II releases each p-sum with (eps, delta) / (floor(log2 t_max) + 1) unless pm2_split is set",
+)
+
+
 def figure_settings(config: dict, figure: str) -> dict:
     """The figure's settings with the preset resolved and command-line overrides applied."""
     if figure not in config["figures"]:
@@ -71,10 +87,11 @@ def figure_settings(config: dict, figure: str) -> dict:
         )
     preset = config["preset"]
     settings = dict(config["figures"][figure])
-    for key in ("runs", "chunk_runs"):
+    simulated = settings["engine"] in SIMULATED_ENGINES
+    for key in ("runs", "chunk_runs") if simulated else ():
         value = settings[key]
         settings[key] = value[preset] if isinstance(value, dict) else value
-    for key in ("runs", "t_max", "chunk_runs"):
+    for key in ("runs", "t_max", "chunk_runs") if simulated else ("t_max",):
         if config.get(key) is not None:
             settings[key] = config[key]
     settings["grid"] = {
@@ -137,7 +154,7 @@ def population(config: dict) -> UniformClasses:
 def panel_spec(config: dict, figure: str) -> PanelSpec | ColmeSpec:
     """The engine specification of one simulated figure."""
     settings = figure_settings(config, figure)
-    if settings["engine"] == "colme":
+    if settings["engine"] in ("colme", "oracle"):
         return colme_spec(config, settings)
     curves = tuple(
         Curve(rule, float(eps), float(k) if rule == "bernstein" else math.nan)
@@ -158,9 +175,13 @@ def panel_spec(config: dict, figure: str) -> PanelSpec | ColmeSpec:
 
 
 def colme_spec(config: dict, settings: dict) -> ColmeSpec:
-    """Private-ColME panel: every schedule x mechanism x weights x noise combination."""
+    """Private-ColME panel: every schedule x mechanism x weights x noise combination.
+
+    Analytic (``engine: oracle``) panels use the oracle class estimator.
+    """
+    oracle = settings["engine"] == "oracle" or settings["oracle"]
     curves = tuple(
-        ColmeCurve(schedule, mechanism, weights, noise, settings["oracle"])
+        ColmeCurve(schedule, mechanism, weights, noise, oracle)
         for schedule in settings["schedules"]
         for mechanism in settings["mechanisms"]
         for weights in settings["weights"]
@@ -173,14 +194,16 @@ def colme_spec(config: dict, settings: dict) -> ColmeSpec:
         eps=float(settings["eps"]),
         delta=float(settings["delta"]),
         pm2_split=settings["pm2_split"],
-        theta0=float(settings["theta0"]),
-        retest=settings["retest"],
+        theta0=float(settings.get("theta0", 0.05)),
+        retest=settings.get("retest", "query"),
         population=population(config),
     )
 
 
 def interpretations(settings: dict) -> tuple[str, ...]:
     """The choices made where the figure's paper is silent."""
+    if settings["engine"] == "oracle":
+        return ORACLE_INTERPRETATIONS
     return COLME_INTERPRETATIONS if settings["engine"] == "colme" else CCOLME_INTERPRETATIONS
 
 
@@ -202,10 +225,10 @@ def check_config(config: dict) -> None:
             raise ConfigError(
                 f"{where}.engine={settings['engine']!r}: allowed values are {list(ENGINES)}"
             )
-        for key in ("runs", "chunk_runs", "t_max"):
+        for key in ("runs", "chunk_runs", "t_max") if settings["engine"] in SIMULATED_ENGINES else ("t_max",):
             if settings[key] < 1:
                 raise ConfigError(f"{where}.{key}={settings[key]}: must be >= 1")
-        if settings["engine"] == "colme":
+        if settings["engine"] in ("colme", "oracle"):
             _check_colme(settings, where)
             continue
         for rule in settings["rules"]:

@@ -39,6 +39,11 @@ def _eps_label(eps: float) -> str:
 def figure_title(figure: str, meta: dict) -> str:
     """Two-line title: the figure's title, then runs, seed, preset and the key settings."""
     settings = meta["settings"]
+    if settings["engine"] == "oracle":
+        return (
+            f"{settings.get('title') or figure}\nanalytic (oracle class estimator), "
+            f"eps {settings['eps']:g}, delta {settings['delta']:g}"
+        )
     if settings["engine"] == "colme":
         details = f"eps {settings['eps']:g}, delta {settings['delta']:g}, retest {settings['retest']}"
     else:
@@ -84,11 +89,11 @@ def plot_mse_panel(table: pd.DataFrame, title: str, metadata: dict, pdf: Path, p
     """Log-scale average MSE vs t in the papers' style, benchmarks dashed.
 
     Private-C-ColME: a colour per eps, a line style per rule, Theorem 1 asymptotes faint.
-    Private-ColME: a colour per scheme, solid RR and dashed rRR.  ``metadata``
+    Private-ColME (simulated or analytic): a colour per scheme, solid RR and dashed rRR.  ``metadata``
     (parameters, runs, seed, interpretations, versions) goes into the PDF's Subject field.
     """
-    simulated = table[table["kind"] == "simulated"]
     is_colme = "schedule" in table.columns
+    simulated = table[table["kind"] == "simulated"] if not is_colme else table[table["schedule"].notna()]
     styles, handles = (_colme_styles if is_colme else _ccolme_styles)(simulated)
     sns.set_theme(style="whitegrid", context="paper")
     fig, ax = plt.subplots(figsize=(6.4, 4.6))

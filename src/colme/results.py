@@ -229,6 +229,30 @@ def bound_table(spec: PanelSpec, instances: list[dict]) -> pd.DataFrame:
     return table
 
 
+def oracle_table(spec: ColmeSpec) -> pd.DataFrame:
+    """Analytic tidy table: Proposition 3 (RR) / Remark 3 (rRR) per curve, Local, Ideal.
+
+    Same columns as the simulated tables; ``kind`` is ``analytic``, ``se`` 0 (exact up to
+    quadrature error) and ``runs`` 0.
+    """
+    t = np.asarray(spec.t_record, dtype=np.int64)
+    sigma = spec.population.sigma
+    n_classes = len(spec.population.means)
+    frames = []
+    for curve in spec.curves:
+        analytic_mse = (
+            analytic.prop3_oracle_mse if curve.schedule == "rr" else analytic.remark3_rrr_oracle_mse
+        )(spec.n_agents, n_classes, sigma, spec.sigma_dp(curve), curve.mechanism, curve.weights, t)
+        fields = {**curve_fields(spec, curve), "rule": "prop3" if curve.schedule == "rr" else "remark3"}
+        frames.append(pd.DataFrame({"curve": curve.name, "kind": "analytic", **fields, "t": t,
+                                    "mse": analytic_mse, "se": 0.0, "runs": 0}))
+    local = analytic.local_mse(t, sigma)
+    frames.append(_analytic_frame("Local", "local", math.nan, t, local, np.zeros_like(local), 0))
+    ideal = analytic.ideal_all_to_all_mse(spec.n_agents, n_classes, sigma, t)
+    frames.append(_analytic_frame("Ideal", "ideal", math.nan, t, ideal, np.zeros_like(ideal), 0))
+    return pd.concat(frames, ignore_index=True)
+
+
 def privacy_table(spec: ColmeSpec) -> pd.DataFrame:
     """Per mechanism and noise: each p-sum's (eps, delta), sigma_DP, and what a sample gets.
 

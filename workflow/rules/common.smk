@@ -32,6 +32,7 @@ localrules:
     all,
     aggregate,
     aggregate_colme,
+    analytic,
     figure,
 
 

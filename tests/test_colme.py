@@ -1,0 +1,121 @@
+"""Private-ColME engine (seed 004) against Proposition 3, Remark 3 and Lemma 5."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from colme.analytic import (
+    expected_inverse,
+    ideal_all_to_all_mse,
+    prop3_oracle_mse,
+    remark3_rrr_oracle_mse,
+)
+from colme.colme import ColmeCurve, ColmeSpec, simulate_colme_runs
+from colme.mechanisms import psums
+from colme.populations import UniformClasses
+from colme.privacy import composed_privacy
+from colme.results import privacy_table
+from colme.seeding import run_generator
+
+POPULATION = UniformClasses()
+
+
+def random_classes(n_agents, runs, seed):
+    return np.stack([POPULATION.assign(n_agents, run_generator(seed, "colme", r, "instance"))
+                     for r in range(runs)])
+
+
+@pytest.mark.parametrize(
+    "schedule, mechanism, weights, noise",
+    [("rr", "pm1", "last", "gaussian"), ("rr", "pm2", "wmom", "laplace"),
+     ("rrr", "pm1", "mom", "gaussian"), ("rrr", "pm2", "last", "laplace")],
+)
+def test_oracle_simulation_matches_proposition3_and_remark3(schedule, mechanism, weights, noise):
+    """Fresh classes per run: the Monte Carlo mean is within 4 standard errors of the exact average."""
+    n_agents, runs = 12, 1500
+    grid = np.array([1, 6, 11, 23, 60, 150])
+    curve = ColmeCurve(schedule, mechanism, weights, noise, oracle=True)
+    spec = ColmeSpec(n_agents=n_agents, curves=(curve,), t_record=grid, pm2_split=3)
+    mse = simulate_colme_runs(spec, random_classes(n_agents, runs, 1),
+                              [run_generator(1, "colme", r, "data") for r in range(runs)])[:, 0]
+    analytic = prop3_oracle_mse if schedule == "rr" else remark3_rrr_oracle_mse
+    exact = analytic(n_agents, 3, POPULATION.sigma, spec.sigma_dp(curve), mechanism, weights, grid)
+    se = mse.std(axis=0, ddof=1) / math.sqrt(runs)
+    assert np.all(np.abs(mse.mean(axis=0) - exact) < 4 * se), (mse.mean(axis=0) - exact) / se
+    assert np.all(exact < POPULATION.sigma**2 / grid + 1e-15)  # never worse than Local
+
+
+def test_expected_inverse_equals_enumeration_over_class_memberships():
+    rng = np.random.default_rng(0)
+    x, c, p = rng.uniform(0.1, 30, 7), 2.5, 0.3
+    brute = 0.0
+    for members in itertools.product((0, 1), repeat=len(x)):
+        members = np.array(members)
+        brute += p ** members.sum() * (1 - p) ** (len(x) - members.sum()) / (c + members @ x)
+    assert expected_inverse(c, x, p) == pytest.approx(brute, rel=1e-9)
+
+
+def test_ideal_all_to_all_is_class_size_average():
+    t = np.array([1.0, 10.0])
+    rng = np.random.default_rng(1)
+    sizes = 1 + rng.binomial(29, 1 / 3, size=400_000)
+    assert ideal_all_to_all_mse(30, 3, 0.5, t)[0] == pytest.approx(np.mean(0.25 / sizes), rel=5e-3)
+
+
+def release_covariance(times, mechanism, sigma2, sigma_dp2):
+    """Cov(R_i, R_j) of the releases: shared samples and shared p-sums."""
+    k = len(times)
+    cov = np.empty((k, k))
+    for i, j in itertools.product(range(k), repeat=2):
+        shared = len(set(psums(i + 1, mechanism)) & set(psums(j + 1, mechanism)))
+        cov[i, j] = sigma2 / max(times[i], times[j]) + sigma_dp2 * shared / (times[i] * times[j])
+    return cov
+
+
+def optimal_weights(cov):
+    solved = np.linalg.solve(cov, np.ones(len(cov)))
+    return solved / solved.sum()
+
+
+def test_lemma5_keeping_the_last_release_is_optimal_for_pm1_last_position():
+    period, k, sigma2, sigma_dp2 = 11, 9, 0.25, 80.0
+    last = np.arange(1, k + 1) * period  # the last RR position: t_i = i (M - 1)
+    np.testing.assert_allclose(optimal_weights(release_covariance(last, "pm1", sigma2, sigma_dp2)),
+                               np.eye(k)[-1], atol=1e-9)
+    # The lemma needs the last position: elsewhere, and for PM-II (Sec. IV-B), other
+    # weights beat keeping the last release.
+    for times, mechanism in ((1 + np.arange(k) * period, "pm1"), (last, "pm2")):
+        cov = release_covariance(times, mechanism, sigma2, sigma_dp2)
+        best = optimal_weights(cov)
+        assert best @ cov @ best < 0.999 * cov[-1, -1]
+
+
+def test_curves_share_random_numbers_and_do_not_interact():
+    grid = np.array([5, 40, 90])
+    curves = (ColmeCurve("rr", "pm1", "last"), ColmeCurve("rrr", "pm2", "mom", "laplace"))
+    classes = random_classes(10, 3, 2)
+    gens = lambda: [run_generator(2, "crn", r, "data") for r in range(3)]  # noqa: E731
+    both = simulate_colme_runs(ColmeSpec(n_agents=10, curves=curves, t_record=grid), classes, gens())
+    alone = simulate_colme_runs(ColmeSpec(n_agents=10, curves=curves[1:], t_record=grid), classes, gens())
+    np.testing.assert_array_equal(both[:, 1], alone[:, 0])
+
+
+def test_gaussian_needs_eps_at_most_one():
+    spec = ColmeSpec(n_agents=10, curves=(ColmeCurve(),), t_record=np.array([5]), eps=2.0)
+    with pytest.raises(ValueError, match="0 < eps <= 1"):
+        spec.sigma_dp(spec.curves[0])
+    laplace = ColmeCurve(noise="laplace")
+    assert spec.sigma_dp(laplace) == pytest.approx(math.sqrt(8) * POPULATION.half_width / 2.0)
+
+
+def test_privacy_accounting_gives_both_mechanisms_the_same_overall_budget():
+    curves = (ColmeCurve(mechanism="pm1"), ColmeCurve(mechanism="pm2"))
+    spec = ColmeSpec(n_agents=200, curves=curves, t_record=np.array([30000]))
+    table = privacy_table(spec).set_index("mechanism")
+    assert spec.split == 15 and table.loc["pm2", "psums_per_sample"] == 15
+    for mechanism in ("pm1", "pm2"):
+        assert table.loc[mechanism, "sample_eps"] == pytest.approx(1.0)
+        assert table.loc[mechanism, "sample_delta"] == pytest.approx(1e-6)
+    assert composed_privacy(0.1, 1e-7, 15) == pytest.approx((1.5, 1.5e-6))
