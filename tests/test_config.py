@@ -44,6 +44,11 @@ def test_shipped_config_is_valid_and_gets_defaults():
         (lambda c: c["figures"]["fig1_r20"].update(n_agents=21, degree=5), ["figures.fig1_r20.degree", "even"]),
         (lambda c: c["figures"]["fig1_r20"].update(weigths="eq2"), ["figures.fig1_r20", "weigths", "weights"]),
         (lambda c: c.update(precision="float16"), ["precision", "float32"]),
+        (lambda c: c["figures"]["fig2_sim"].update(eps=2.0), ["figures.fig2_sim.eps", "0 < eps <= 1", "laplace"]),
+        (lambda c: c["figures"]["fig2_sim"].update(mechanisms=["pm3"]), ["figures.fig2_sim.mechanisms[0]", "pm1", "pm2"]),
+        (lambda c: c["figures"]["fig2_oracle_m200"].update(pm2_variance="as_printed"),
+         ["figures.fig2_oracle_m200.pm2_variance", "RR"]),
+        (lambda c: c["figures"]["fig4_laplace_oracle"].update(runs=5), ["fig4_laplace_oracle", "runs"]),
     ],
 )
 def test_bad_values_name_the_key_and_the_allowed_values(edit, fragments):

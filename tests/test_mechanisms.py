@@ -101,3 +101,33 @@ def test_variance_matches_simulated_mechanism(mechanism, weights):
     # sd of a sample variance of a near-Gaussian: var * sqrt(2/(n-1)); 4 sd tolerance
     assert final.var(ddof=1) == pytest.approx(expected, rel=4 * math.sqrt(2 / (reps - 1)))
     assert abs(final.mean()) < 4 * math.sqrt(expected / reps)  # unbiased
+
+
+def test_printed_pm2_formula_agrees_until_distinct_blocks_share_a_bit():
+    """Eq. (21) as printed equals the mechanism for non-MoM and for k < 7, and overstates MoM after."""
+    from colme.mechanisms import pm2_noise_variance_as_printed
+
+    times = np.arange(1, 41) * 5.0
+    for k in range(1, 41):
+        last = window_weights(k, "last")
+        assert pm2_noise_variance_as_printed(times[:k], last, 2.0) == pytest.approx(
+            statistic_variance_direct(times[:k], last, "pm2", 0.0, 2.0))
+        mom = window_weights(k, "mom")
+        printed = pm2_noise_variance_as_printed(times[:k], mom, 2.0)
+        actual = statistic_variance_direct(times[:k], mom, "pm2", 0.0, 2.0)
+        if k < 7:
+            assert printed == pytest.approx(actual)
+        else:
+            assert printed > actual * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("weights", ["last", "mom", "wmom"])
+def test_compiled_printed_formula_matches_reference(weights):
+    from colme.mechanisms import printed_pm2_noise_table, pm2_noise_variance_as_printed
+
+    times = 3.0 + 7.0 * np.arange(50)
+    table = np.empty(50)
+    printed_pm2_noise_table(times, WEIGHTS[weights], table)
+    for k in (1, 2, 7, 13, 32, 50):
+        assert table[k - 1] == pytest.approx(
+            pm2_noise_variance_as_printed(times[:k], window_weights(k, weights), 1.0), rel=1e-12)

@@ -22,7 +22,15 @@ from scipy.integrate import quad
 from scipy.stats import binom
 
 from .graphs import adjacency
-from .mechanisms import MECHANISMS, VARIANCE, WEIGHTS, new_pair_state, pm2_levels, release
+from .mechanisms import (
+    MECHANISMS,
+    VARIANCE,
+    WEIGHTS,
+    new_pair_state,
+    pm2_levels,
+    printed_pm2_noise_table,
+    release,
+)
 from .rules import alpha_table, mixing_matrix
 
 #: lim t * MSE / ((sigma^2 + sigma_DP^2)/n_a) for a fully mixing class component.
@@ -136,7 +144,7 @@ def oracle_expected_mse(
 
 def release_variances(
     positions: np.ndarray, period: int, k_max: int, mechanism: str, weights: str,
-    sigma2: float, sigma_dp2: float,
+    sigma2: float, sigma_dp2: float, pm2_variance: str = "mechanism",
 ) -> np.ndarray:
     """Var[T_{b->a}] after each of the first ``k_max`` answers of the agent at each position.
 
@@ -144,8 +152,19 @@ def release_variances(
     period M - 1; Remark 3's rRR with period n - 1).  Row l-1, column k-1 holds Var[T]
     after k answers, from the same p-sum bookkeeping as the simulation
     (``mechanisms.release``, validated against explicit sums and the simulated mechanism).
+    ``pm2_variance="as_printed"`` replaces PM-II's noise part by eq. (21) as printed.
     """
     positions = np.asarray(positions, dtype=np.int64)
+    if mechanism == "pm2" and pm2_variance == "as_printed":
+        data = release_variances(positions, period, k_max, mechanism, weights, sigma2, 0.0)
+        printed = np.empty(k_max)
+        for row, position in enumerate(positions):
+            times = position + period * np.arange(k_max, dtype=np.float64)
+            printed_pm2_noise_table(times, WEIGHTS[weights], printed)
+            data[row] += sigma_dp2 * printed
+        return data
+    if pm2_variance not in ("mechanism", "as_printed"):
+        raise ValueError(f"pm2_variance must be 'mechanism' or 'as_printed', got {pm2_variance!r}")
     out = np.empty((len(positions), k_max))
     _fill_release_variances(
         positions, period, sigma2, sigma_dp2, MECHANISMS[mechanism], WEIGHTS[weights], out,
@@ -196,7 +215,7 @@ def expected_inverse(own_precision: float, precisions: np.ndarray, p: float) -> 
 
 def prop3_oracle_mse(
     n_agents: int, n_classes: int, sigma: float, sigma_dp: float, mechanism: str, weights: str,
-    t_record: np.ndarray,
+    t_record: np.ndarray, pm2_variance: str = "mechanism",
 ) -> np.ndarray:
     """Proposition 3 (oracle, RR, equal known sigma): average MSE at ``t_record``, exactly.
 
@@ -207,7 +226,9 @@ def prop3_oracle_mse(
     period = n_agents - 1
     positions = np.arange(1, n_agents)
     k_max = int(_answers_by(int(t_record[-1]), positions, period).max())
-    variances = release_variances(positions, period, k_max, mechanism, weights, sigma**2, sigma_dp**2)
+    variances = release_variances(
+        positions, period, k_max, mechanism, weights, sigma**2, sigma_dp**2, pm2_variance
+    )
     p = 1.0 / n_classes
     return np.array([
         expected_inverse(t / sigma**2, _precisions(variances, _answers_by(t, positions, period)), p)

@@ -80,6 +80,7 @@ class ColmeSpec:
     theta0: float = 0.05
     retest: str = "query"
     population: UniformClasses = UniformClasses()
+    pm2_variance: str = "mechanism"  # analytic curves: the mechanism's Var[T] or eq. (21) as printed
 
     @property
     def t_max(self) -> int:

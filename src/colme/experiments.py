@@ -70,8 +70,10 @@ ORACLE_INTERPRETATIONS = (
     "Proposition 3 evaluated exactly: E[1/(t/sigma^2 + sum_l B_l / Var[T_l])] over independent "
     "Bernoulli(1/Gamma) class memberships, as int_0^inf e^{-sc} prod_l (1 - p + p e^{-s x_l}) ds "
     "(adaptive quadrature, relative tolerance 1e-11), not the paper's truncated sum",
-    "Var[T] from the actual p-sum structure of the mechanism (validated against simulation); "
-    "the printed PM-II formula (21) shares noise between distinct dyadic blocks and is not drawn",
+    "PM-II Var[T]: by default from the actual p-sum structure of the mechanism (validated "
+    "against simulation); the printed eq. (21) pools distinct dyadic blocks that share a bit "
+    "(it overstates MoM/wMoM variances from k = 7 on) and is drawn only with "
+    "pm2_variance: as_printed (RR curves); the settings record which one is drawn",
     "rRR curves: Remark 3 (period n - 1 over the n - 1 classmates), averaged over "
     "n - 1 ~ Binomial(M - 1, 1/Gamma)",
     "wMoM: uniform weights over releases 2^floor(log2 k)..k",
@@ -196,6 +198,7 @@ def colme_spec(config: dict, settings: dict) -> ColmeSpec:
         pm2_split=settings["pm2_split"],
         theta0=float(settings.get("theta0", 0.05)),
         retest=settings.get("retest", "query"),
+        pm2_variance=settings.get("pm2_variance", "mechanism"),
         population=population(config),
     )
 
@@ -272,3 +275,8 @@ def _check_colme(settings: dict, where: str) -> None:
         raise ConfigError(f"{where}.delta={spec_delta}: must be in (0, 1]")
     if split < 1:
         raise ConfigError(f"{where}.pm2_split={split}: must be >= 1")
+    if settings.get("pm2_variance") == "as_printed" and "rrr" in settings["schedules"]:
+        raise ConfigError(
+            f"{where}.pm2_variance=as_printed: eq. (21) as printed is only drawn for RR "
+            "(Proposition 3); remove 'rrr' from schedules or use pm2_variance: mechanism"
+        )

@@ -179,3 +179,56 @@ def window_weights(k: int, weights: str) -> np.ndarray:
     w[first - 1 :] = 1.0 / (k - first + 1)
     return w
 
+
+
+def pm2_noise_variance_as_printed(times: np.ndarray, weights: np.ndarray, sigma_dp2: float) -> float:
+    """PM-II noise part of Var[T] exactly as printed in seed 004, Appendix A, eq. (21).
+
+    sigma_DP^2 sum_{l=1}^{floor(log2 k)+1} sum_{i=0}^{l-1}
+    (sum_{j=2^(l-1)}^{min(2^l - 1, k)} Bin_{l-i}(j) w_j / t_j)^2, Bin_1 the least significant
+    bit.  It pools, within an octave [2^(l-1), 2^l), all releases whose bit l-i is set;
+    releases with the same bit set but different higher bits below l use *different*
+    dyadic blocks (e.g. releases 5 and 7 at bit 1), so (21) overstates the variance from
+    k = 7 on when several of them carry weight.  Kept as the "as printed" variant.
+    """
+    k = len(times)
+    coef = np.asarray(weights, dtype=np.float64) / np.asarray(times, dtype=np.float64)
+    total = 0.0
+    for level in range(1, k.bit_length() + 1):
+        octave = np.arange(1 << (level - 1), min((1 << level) - 1, k) + 1)
+        for i in range(level):
+            bit = (octave >> (level - i - 1)) & 1
+            total += float(np.sum(bit * coef[octave - 1])) ** 2
+    return sigma_dp2 * total
+
+
+@numba.njit(cache=True)
+def printed_pm2_noise_table(times, weights, out):
+    """``out[k-1]`` = eq. (21) as printed / sigma_DP^2 after k releases at ``times``, all k.
+
+    Compiled form of ``pm2_noise_variance_as_printed`` for the window weights
+    (0 non-MoM, 1 MoM, 2 wMoM); O(k log k) per k.
+    """
+    for k in range(1, times.shape[0] + 1):
+        if weights == 0:
+            first = k
+        elif weights == 1:
+            first = 1
+        else:
+            first = 1
+            while first * 2 <= k:
+                first *= 2
+        n = k - first + 1
+        total = 0.0
+        level = 1
+        while (1 << (level - 1)) <= k:
+            low = max(1 << (level - 1), first)
+            high = min((1 << level) - 1, k)
+            for i in range(level):
+                pooled = 0.0
+                for j in range(low, high + 1):
+                    if (j >> (level - i - 1)) & 1:
+                        pooled += 1.0 / (n * times[j - 1])
+                total += pooled * pooled
+            level += 1
+        out[k - 1] = total

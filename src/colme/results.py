@@ -240,9 +240,11 @@ def oracle_table(spec: ColmeSpec) -> pd.DataFrame:
     n_classes = len(spec.population.means)
     frames = []
     for curve in spec.curves:
-        analytic_mse = (
-            analytic.prop3_oracle_mse if curve.schedule == "rr" else analytic.remark3_rrr_oracle_mse
-        )(spec.n_agents, n_classes, sigma, spec.sigma_dp(curve), curve.mechanism, curve.weights, t)
+        args = (spec.n_agents, n_classes, sigma, spec.sigma_dp(curve), curve.mechanism, curve.weights, t)
+        if curve.schedule == "rr":
+            analytic_mse = analytic.prop3_oracle_mse(*args, pm2_variance=spec.pm2_variance)
+        else:
+            analytic_mse = analytic.remark3_rrr_oracle_mse(*args)
         fields = {**curve_fields(spec, curve), "rule": "prop3" if curve.schedule == "rr" else "remark3"}
         frames.append(pd.DataFrame({"curve": curve.name, "kind": "analytic", **fields, "t": t,
                                     "mse": analytic_mse, "se": 0.0, "runs": 0}))
