@@ -118,4 +118,8 @@ def test_privacy_accounting_gives_both_mechanisms_the_same_overall_budget():
     for mechanism in ("pm1", "pm2"):
         assert table.loc[mechanism, "sample_eps"] == pytest.approx(1.0)
         assert table.loc[mechanism, "sample_delta"] == pytest.approx(1e-6)
+    # RR: 151 answers per pair at most, so a sample enters 8 blocks: eps = 8/15 overall
+    assert table.loc["pm2", "psums_per_sample_rr"] == 8
+    assert table.loc["pm2", "sample_eps_rr"] == pytest.approx(8 / 15)
+    assert table.loc["pm1", "sample_eps_rr"] == pytest.approx(1.0)
     assert composed_privacy(0.1, 1e-7, 15) == pytest.approx((1.5, 1.5e-6))

@@ -28,7 +28,7 @@ import numpy as np
 from ._jit import jit_noalias
 from .graphs import csr_neighbours
 from .populations import UniformClasses
-from .privacy import laplace_beta_dp, laplace_sigma_dp
+from .privacy import laplace_beta_dp, laplace_sigma_dp, unit_laplace
 from .rules import (
     RULES,
     WEIGHT_OFFSETS,
@@ -37,8 +37,6 @@ from .rules import (
     noisy_mean_beta,
     uniform_bernstein_beta,
 )
-
-_LAPLACE_UNIT_SCALE = 1.0 / math.sqrt(2.0)
 
 #: Curves per kernel call: a compile-time trip count for the curve loops, which then
 #: compile to whole vector operations (16 float32 = one AVX-512 register).  A runtime
@@ -92,16 +90,6 @@ class PanelSpec:
             ),
             "theta_k": np.array([c.theta_k for c in self.curves], dtype=np.float64),
         }
-
-
-@numba.njit(cache=True)
-def _unit_laplace(u):
-    """Laplace(0, 1/sqrt 2) draw by inversion of a uniform u in [0, 1) (u = 0 maps to 0)."""
-    if u >= 0.5:
-        return -_LAPLACE_UNIT_SCALE * math.log(2.0 - 2.0 * u)
-    if u > 0.0:
-        return _LAPLACE_UNIT_SCALE * math.log(2.0 * u)
-    return 0.0
 
 
 @jit_noalias
@@ -170,7 +158,7 @@ def _simulate_run(
         inv_t = 1.0 / t
         for a in range(n_agents):
             sample_sum[a] += agent_means[a] + half_width * (2.0 * rng.random() - 1.0)
-            noise_sum[a] += _unit_laplace(rng.random())
+            noise_sum[a] += unit_laplace(rng.random())
         for c in range(n_curves):
             threshold[c] = acceptance_threshold(
                 rule[c], t, theta_k[c], sigma, beta_bar[c], sigma_dp[c], degree, n_agents, delta

@@ -30,7 +30,6 @@ import numpy as np
 from scipy.special import ndtri
 
 from ._jit import jit_noalias
-from .ccolme import _unit_laplace
 from .mechanisms import (
     MECHANISMS,
     STATISTIC,
@@ -41,7 +40,7 @@ from .mechanisms import (
     release,
 )
 from .populations import UniformClasses
-from .privacy import gaussian_sigma_dp, laplace_sigma_dp
+from .privacy import gaussian_sigma_dp, laplace_sigma_dp, unit_laplace
 
 SCHEDULES = {"rr": 0, "rrr": 1}
 NOISES = ("gaussian", "laplace")
@@ -141,7 +140,7 @@ def _simulate_colme_run(
         for a in range(n):
             sample_sum[a] += agent_means[a] + half_width * (2.0 * rng.random() - 1.0)
             normal = rng.standard_normal()
-            laplace = _unit_laplace(rng.random())
+            laplace = unit_laplace(rng.random())
             fresh[a] = sigma_dp * (normal if gaussian else laplace)
         for a in range(n):
             if schedule == 0:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 
 #: eps = inf means "no privacy": zero noise.
@@ -59,10 +60,26 @@ def laplace_beta_dp(sigma_dp: float) -> float:
     return sigma_dp / math.sqrt(2.0)
 
 
+_UNIT_LAPLACE_SCALE = 1.0 / math.sqrt(2.0)
+
+
+@numba.njit(cache=True)
+def unit_laplace(u):
+    """Laplace(0, 1/sqrt 2) draw (unit variance) by inversion of a uniform u in [0, 1).
+
+    The simulation kernels call this per draw; u = 0 (probability 2^-53) maps to 0.
+    """
+    if u >= 0.5:
+        return -_UNIT_LAPLACE_SCALE * math.log(2.0 - 2.0 * u)
+    if u > 0.0:
+        return _UNIT_LAPLACE_SCALE * math.log(2.0 * u)
+    return 0.0
+
+
 def unit_laplace_from_uniform(u: np.ndarray) -> np.ndarray:
     """Map uniforms on [0, 1) to Laplace(0, 1/sqrt 2) draws (unit variance) by inversion.
 
-    The same inversion runs inside the compiled kernel (``ccolme._unit_laplace``);
+    The same inversion runs inside the compiled kernels (``unit_laplace``);
     this array version exists so the mapping can be tested statistically.  ``u = 0``
     (probability 2^-53) is mapped to 0 rather than -inf.
     """

@@ -169,16 +169,24 @@ def aggregate_table(
     frames.append(_analytic_frame("Ideal", "ideal", math.nan, t, coef / t, coef_se / t, len(sizes)))
     if isinstance(spec, ColmeSpec):
         return pd.concat(frames, ignore_index=True)
-    factor = analytic.ALPHA_FACTOR[spec.alpha_schedule]
-    for eps in sorted({c.eps for c in spec.curves}):
-        sigma_dp = laplace_sigma_dp(eps, spec.population.half_width)
-        per_instance = np.array(
-            [analytic.theorem1_coefficient(n, sigma, sigma_dp, factor) for n in sizes]
-        )
-        coef, coef_se = _mean_se(per_instance[:, None])
+    for eps, (coef, coef_se) in _theorem1_coefficients(spec, sizes).items():
         name = f"theorem1 eps={'inf' if math.isinf(eps) else f'{eps:g}'}"
         frames.append(_analytic_frame(name, "theorem1", eps, t, coef / t, coef_se / t, len(sizes)))
     return pd.concat(frames, ignore_index=True)
+
+
+def _theorem1_coefficients(spec: PanelSpec, sizes: np.ndarray) -> dict[float, tuple[float, float]]:
+    """Per eps: t times Theorem 1's asymptote, mean and standard error over the instances."""
+    factor = analytic.ALPHA_FACTOR[spec.alpha_schedule]
+    out = {}
+    for eps in sorted({c.eps for c in spec.curves}):
+        sigma_dp = laplace_sigma_dp(eps, spec.population.half_width)
+        per_instance = np.array(
+            [analytic.theorem1_coefficient(n, spec.population.sigma, sigma_dp, factor) for n in sizes]
+        )
+        coef, coef_se = _mean_se(per_instance[:, None])
+        out[eps] = (float(coef[0]), float(coef_se[0]))
+    return out
 
 
 def _analytic_frame(name, rule, eps, t, mse, se, runs) -> pd.DataFrame:
@@ -215,15 +223,10 @@ def bound_table(spec: PanelSpec, instances: list[dict]) -> pd.DataFrame:
         ("corollary1_mean_of_ratios", math.nan, ratio_mean[0], ratio_se[0], None),
         ("corollary1_ratio_of_means", math.nan, ratio_of_means, math.nan, None),
     ]
-    factor = analytic.ALPHA_FACTOR[spec.alpha_schedule]
-    for eps in sorted({c.eps for c in spec.curves}):
-        sigma_dp = laplace_sigma_dp(eps, spec.population.half_width)
-        per_instance = np.array(
-            [analytic.theorem1_coefficient(n, sigma, sigma_dp, factor) for n in sizes]
-        )
-        coef, coef_se = _mean_se(per_instance[:, None])
-        rows.append(("theorem1_coefficient", eps, coef[0], coef_se[0], None))
-        rows.append(("sigma_dp2", eps, sigma_dp**2, 0.0, bool(sigma_dp**2 < ratio_of_means)))
+    for eps, (coef, coef_se) in _theorem1_coefficients(spec, sizes).items():
+        sigma_dp2 = laplace_sigma_dp(eps, spec.population.half_width) ** 2
+        rows.append(("theorem1_coefficient", eps, coef, coef_se, None))
+        rows.append(("sigma_dp2", eps, sigma_dp2, 0.0, bool(sigma_dp2 < ratio_of_means)))
     table = pd.DataFrame(rows, columns=["quantity", "eps", "value", "se", "gain_predicted"])
     table["runs"] = len(sizes)
     return table
@@ -258,22 +261,27 @@ def oracle_table(spec: ColmeSpec) -> pd.DataFrame:
 def privacy_table(spec: ColmeSpec) -> pd.DataFrame:
     """Per mechanism and noise: each p-sum's (eps, delta), sigma_DP, and what a sample gets.
 
-    PM-I puts every sample in one p-sum; PM-II in up to floor(log2 k) + 1 dyadic blocks,
-    with k <= t_max releases per pair (rRR can query one agent every step), so the
-    composed guarantee is reported for k = t_max (basic composition, Sec. IV-B).
+    PM-I puts every sample in one p-sum; PM-II in up to floor(log2 k) + 1 dyadic blocks
+    after k releases to the same agent (basic composition, Sec. IV-B).  ``sample_*`` is the
+    worst case over schedules (rRR can query one agent every step: k <= t_max);
+    ``sample_*_rr`` is what a sample gets under RR, k = ceil(t_max / (M - 1)).
     """
     rows = []
     for mechanism in sorted({c.mechanism for c in spec.curves}):
         for noise in sorted({c.noise for c in spec.curves}):
             curve = next(c for c in spec.curves if c.mechanism == mechanism and c.noise == noise)
             eps, delta = spec.psum_budget(curve)
+            delta = delta if noise == "gaussian" else 0.0
+            rr_releases = -(-spec.t_max // (spec.n_agents - 1))
             uses = 1 if mechanism == "pm1" else pm2_levels(spec.t_max)
-            total_eps, total_delta = composed_privacy(eps, delta if noise == "gaussian" else 0.0, uses)
+            uses_rr = 1 if mechanism == "pm1" else pm2_levels(rr_releases)
+            total_eps, total_delta = composed_privacy(eps, delta, uses)
+            rr_eps, rr_delta = composed_privacy(eps, delta, uses_rr)
             rows.append({
-                "mechanism": mechanism, "noise": noise, "psum_eps": eps,
-                "psum_delta": delta if noise == "gaussian" else 0.0,
+                "mechanism": mechanism, "noise": noise, "psum_eps": eps, "psum_delta": delta,
                 "sigma_dp": spec.sigma_dp(curve), "psums_per_sample": uses,
                 "sample_eps": total_eps, "sample_delta": total_delta,
+                "psums_per_sample_rr": uses_rr, "sample_eps_rr": rr_eps, "sample_delta_rr": rr_delta,
             })
     return pd.DataFrame(rows)
 
