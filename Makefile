@@ -5,7 +5,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 CORES ?= all
 
-.PHONY: figures test lint bench clean
+.PHONY: figures report test lint bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,6 +16,9 @@ $(BIN)/.installed: pyproject.toml
 figures: $(BIN)/.installed
 	$(BIN)/snakemake --cores $(CORES) $(SNAKEMAKE_ARGS)
 
+report: figures
+	$(BIN)/snakemake --report results/report.html
+
 test: $(BIN)/.installed
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
@@ -25,6 +28,7 @@ lint: $(BIN)/.installed
 
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/bench_ccolme.py
+	$(BIN)/python benchmarks/bench_colme.py
 
 clean:
 	rm -rf results .snakemake

@@ -12,6 +12,9 @@ min_version("9.0")
 configfile: "config.yaml"
 
 
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/instances.smk"
 include: "workflow/rules/simulate.smk"

@@ -77,3 +77,12 @@ def test_killed_run_leaves_no_trusted_partial_output(built, tmp_path):
     snakemake(tmp_path, "--cores", "2", "--rerun-incomplete")
     for name in ("tiny_a.csv", "tiny_b.csv"):
         assert (tmp_path / "results/tables" / name).read_bytes() == (built / "results/tables" / name).read_bytes()
+
+
+def test_html_report_has_every_figure_with_its_caption(built):
+    snakemake(built, "--report", str(built / "report.html"))
+    html = (built / "report.html").read_text()
+    for figure in ("tiny_a", "tiny_b", "tiny_c", "tiny_d"):
+        assert figure in html
+    assert "Choices where the paper is silent" in html and "Package versions" in html
+    assert "claims" in html

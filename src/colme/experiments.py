@@ -210,6 +210,26 @@ def interpretations(settings: dict) -> tuple[str, ...]:
     return COLME_INTERPRETATIONS if settings["engine"] == "colme" else CCOLME_INTERPRETATIONS
 
 
+def report_caption(config: dict, figure: str) -> str:
+    """reStructuredText caption of a figure in the Snakemake report.
+
+    Parameters, runs, seed, the choices made where the paper is silent and the package
+    versions of the environment that builds the report; the wall time is in the
+    figure's provenance file next to it.
+    """
+    from .plotting import package_versions
+
+    settings = figure_settings(config, figure)
+    lines = [f"**{settings.get('title') or figure}**", ""]
+    skip = {"title"}
+    lines += [f"- ``{key}``: {value}" for key, value in sorted(settings.items()) if key not in skip]
+    lines += ["", "Choices where the paper is silent:", ""]
+    lines += [f"- {choice}" for choice in interpretations(settings)]
+    versions = ", ".join(f"{name} {version}" for name, version in package_versions().items())
+    lines += ["", f"Package versions: {versions}."]
+    return "\n".join(lines)
+
+
 def check_config(config: dict) -> None:
     """Semantic checks the JSON schema cannot express; raises ``ConfigError`` naming the key."""
     if config["preset"] not in PRESETS:

@@ -11,6 +11,7 @@ from colme.experiments import (
     chunk_runtime_minutes,
     chunks,
     figure_settings,
+    report_caption,
 )
 
 try:

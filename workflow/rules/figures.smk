@@ -4,12 +4,32 @@ rule figure:
         table="results/tables/{figure}.csv",
         meta="results/tables/{figure}.json",
     output:
-        pdf="results/figures/{figure}.pdf",
-        png="results/figures/{figure}.png",
-        sidecar="results/figures/{figure}.json",
+        pdf=report(
+            "results/figures/{figure}.pdf",
+            caption="../report/figure.rst",
+            category="Figures",
+            subcategory="{figure}",
+            labels={"figure": "{figure}", "file": "PDF"},
+        ),
+        png=report(
+            "results/figures/{figure}.png",
+            caption="../report/figure.rst",
+            category="Figures",
+            subcategory="{figure}",
+            labels={"figure": "{figure}", "file": "PNG"},
+        ),
+        sidecar=report(
+            "results/figures/{figure}.json",
+            caption="../report/provenance.rst",
+            category="Figures",
+            subcategory="{figure}",
+            labels={"figure": "{figure}", "file": "provenance"},
+        ),
     log:
         "results/logs/figures/{figure}.log",
     conda:
         "../../environment.yml"
+    params:
+        caption=lambda wildcards: report_caption(config, wildcards.figure),
     script:
         "../scripts/figure.py"
