@@ -8,6 +8,10 @@ applies a criterion fixed in advance and returns a ``Verdict``, one of
 * "inconclusive": neither, i.e. the differences are within the Monte Carlo noise
   (too few runs) or the standard errors are undefined (a single run).
 
+Analytic curves (and Local, Ideal of the Private-ColME panels) have se = 0: comparisons
+between exact values are exact, reproduced or not reproduced, never inconclusive (values
+equal to a relative TIE count as equal, which fails a strict claim).
+
 Standard errors are the tables' ``se`` columns.  Differences and ratios of two curves
 treat them as independent; the curves of a panel share their runs' samples and noise
 draws (common random numbers, positively correlated), so this overstates the standard
@@ -36,6 +40,9 @@ class Verdict:
     verdict: str
 
 
+TIE = 1e-9  # exact (se = 0) values closer than this, relative, are equal
+
+
 def _verdict(holds: bool, contradicted: bool) -> str:
     if contradicted:
         return NOT_REPRODUCED
@@ -43,7 +50,8 @@ def _verdict(holds: bool, contradicted: bool) -> str:
 
 
 def curve_rows(table: pd.DataFrame, name: str, t_range=(0.0, 1.0)) -> pd.DataFrame:
-    """``mse`` and ``se`` of one curve indexed by t, for t in [lo, hi] x the table's t_max."""
+    """``mse``, ``se`` and ``runs`` of one curve indexed by t, for t in [lo, hi] x the
+    table's t_max."""
     rows = table[table["curve"] == name]
     if rows.empty:
         raise KeyError(f"no curve {name!r}; the table has {sorted(table['curve'].unique())}")
@@ -52,51 +60,96 @@ def curve_rows(table: pd.DataFrame, name: str, t_range=(0.0, 1.0)) -> pd.DataFra
     rows = rows[(rows["t"] >= lo * t_max) & (rows["t"] <= hi * t_max)]
     if rows.empty:
         raise ValueError(f"no recorded t in [{lo:g}, {hi:g}] x t_max for {name!r}")
-    return rows.set_index("t")[["mse", "se"]].sort_index()
+    return rows.set_index("t")[["mse", "se", "runs"]].sort_index()
+
+
+def _aligned(a: pd.DataFrame, b: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The rows of a and b at their common t (curves of two figures may differ in grid)."""
+    a, b = a.align(b, join="inner", axis=0)
+    if a.empty:
+        raise ValueError("the two curves have no recorded t in common")
+    return a, b
 
 
 def _ratio(a: pd.DataFrame, b: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
-    """a/b per t and its delta-method standard error."""
+    """a/b per common t and its delta-method standard error."""
+    a, b = _aligned(a, b)
     ratio = a["mse"] / b["mse"]
     return ratio, ratio * np.hypot(a["se"] / a["mse"], b["se"] / b["mse"])
 
 
-def _runs(table: pd.DataFrame) -> int:
-    return int(table["runs"].max())
+def _z(diff, se, scale) -> tuple[np.ndarray, np.ndarray]:
+    """z = diff / se per t, and where the comparison is exact (se = 0).
 
-
-def ordering(table: pd.DataFrame, below: str, above: str, t_range=(0.1, 1.0), k=K) -> Verdict:
-    """Curve ``below`` has a lower MSE than curve ``above`` over ``t_range`` (fractions of t_max).
-
-    With z(t) = (above - below) / sqrt(se_below^2 + se_above^2) at every recorded t of the
-    range: reproduced if z > k at every t; not reproduced if z < -k at some t (``below``
-    significantly above ``above``); inconclusive otherwise.  Both directions are judged at
-    every t, so a reversal at a single t contradicts the claim: read the t reported with it.
+    Exact values (analytic curves on both sides) have z = +-inf by the sign of diff, and
+    z = 0 for a tie (|diff| <= TIE |scale|); an undefined se (NaN: a single run) gives NaN.
     """
-    a, b = curve_rows(table, below, t_range), curve_rows(table, above, t_range)
-    z = ((b["mse"] - a["mse"]) / np.hypot(a["se"], b["se"])).to_numpy()
-    worst = int(np.argmin(z))
+    diff, se, scale = (np.asarray(x, dtype=float) for x in (diff, se, scale))
+    exact = se == 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = diff / se
+    tie = np.abs(diff) <= TIE * np.abs(scale)
+    return np.where(exact, np.where(tie, 0.0, np.copysign(np.inf, diff)), z), exact
+
+
+def _strict(z: np.ndarray, exact: np.ndarray, k: float) -> tuple[bool, bool]:
+    """(holds, contradicted) of a claim "diff > 0 at every t": holds if z > k at every t;
+    contradicted if z < -k at some t, or if an exact comparison fails (a tie included)."""
+    holds = z > k
+    return bool(np.all(holds)), bool(np.any((z < -k) | (exact & ~holds)))
+
+
+def _runs(*frames: pd.DataFrame) -> str:
+    runs = int(max(frame["runs"].max() for frame in frames))
+    return f"runs = {runs}" if runs else "exact (analytic)"
+
+
+def _below(factor: float, name: str) -> str:
+    return name if factor == 1 else f"{factor:g} x {name}"
+
+
+def ordering(
+    table: pd.DataFrame, below: str, above: str, t_range=(0.1, 1.0), factor=1.0, k=K
+) -> Verdict:
+    """Curve ``below`` has a lower MSE than ``factor`` x curve ``above`` over ``t_range``
+    (fractions of t_max); ``factor`` < 1 asks for a margin ("well below": 0.5).
+
+    With z(t) = (factor above - below) / sqrt(se_below^2 + factor^2 se_above^2) at every
+    recorded t of the range: reproduced if z > k at every t; not reproduced if z < -k at
+    some t (``below`` significantly above); inconclusive otherwise.  Both directions are
+    judged at every t, so a reversal at a single t contradicts the claim: read the t
+    reported with it.  Exact curves (se = 0 on both sides, e.g. analytic ones) are compared
+    exactly: reproduced if below < factor x above at every t, not reproduced otherwise (a
+    tie included).
+    """
+    a, b = _aligned(curve_rows(table, below, t_range), curve_rows(table, above, t_range))
+    z, exact = _z(factor * b["mse"] - a["mse"], np.hypot(a["se"], factor * b["se"]), b["mse"])
+    ratio = (a["mse"] / b["mse"]).to_numpy()
+    worst = int(np.lexsort((-ratio, np.where(np.isnan(z), np.inf, z)))[0])
     lo, hi = t_range
-    ratio = a["mse"].iloc[-1] / b["mse"].iloc[-1]
+    where = "exact comparison" if exact.all() else f"min z = {z[worst]:.2f}"
     return Verdict(
-        f"{above} - {below} > {k:g} se at every t in [{lo:g}, {hi:g}] t_max "
-        f"(not reproduced if < -{k:g} se at some t)",
-        f"min z = {z[worst]:.2f} at t = {a.index[worst]} ({len(z)} t); "
-        f"{below} / {above} at t_max = {ratio:.3g}; runs = {_runs(table)}",
-        _verdict(bool(np.all(z > k)), bool(np.any(z < -k))),
+        f"{_below(factor, above)} - {below} > {k:g} se at every t in [{lo:g}, {hi:g}] t_max "
+        f"(not reproduced if < -{k:g} se at some t; se = 0: exact)",
+        f"{where} at t = {a.index[worst]:g} ({len(z)} t), where {below} / {above} = "
+        f"{ratio[worst]:.3g}; {ratio[-1]:.3g} at t = {a.index[-1]:g}; {_runs(a, b)}",
+        _verdict(*_strict(z, exact, k)),
     )
 
 
-def gain(table: pd.DataFrame, curve: str, benchmark="Local", tail=0.1, k=K) -> Verdict:
-    """Collaborative gain: ``curve`` below ``benchmark`` over the last ``tail`` of the t range
-    (an ``ordering`` check)."""
-    return ordering(table, curve, benchmark, (1.0 - tail, 1.0), k)
+def gain(table: pd.DataFrame, curve: str, benchmark="Local", tail=0.1, factor=1.0, k=K) -> Verdict:
+    """Collaborative gain: ``curve`` below ``factor`` x ``benchmark`` over the last ``tail``
+    of the t range (an ``ordering`` check; factor 0.5 for "well below")."""
+    return ordering(table, curve, benchmark, (1.0 - tail, 1.0), factor, k)
 
 
-def no_gain(table: pd.DataFrame, curve: str, benchmark="Local", tail=0.1, k=K) -> Verdict:
-    """No collaborative gain: ``curve`` above ``benchmark`` over the last ``tail`` of the t
-    range (an ``ordering`` check)."""
-    return ordering(table, benchmark, curve, (1.0 - tail, 1.0), k)
+def no_gain(
+    table: pd.DataFrame, curve: str, benchmark="Local", tail=0.1, factor=1.0, k=K
+) -> Verdict:
+    """No (or no large) collaborative gain: ``curve`` above ``factor`` x ``benchmark`` over
+    the last ``tail`` of the t range (an ``ordering`` check; factor 0.5 for "not well
+    below", the negation of ``gain`` with the same factor)."""
+    return ordering(table, benchmark, curve, (1.0 - tail, 1.0), 1.0 / factor, k)
 
 
 def convergence(table: pd.DataFrame, curve: str, reference: str, tol=0.25, k=K) -> Verdict:
@@ -106,18 +159,18 @@ def convergence(table: pd.DataFrame, curve: str, reference: str, tol=0.25, k=K) 
     nearest t_max / 2); gap g = |R - 1|.  Reproduced if g(t_max) + k se <= tol and the gap
     has not grown significantly since mid-range (g(t_max) - g(mid) <= k se of the
     difference); not reproduced if g(t_max) - k se > tol or the gap grew significantly;
-    inconclusive otherwise.
+    inconclusive otherwise.  With se = 0 (exact curves) both tests are exact.
     """
     ratio, se = _ratio(curve_rows(table, curve), curve_rows(table, reference))
     end = ratio.index[-1]
     mid = ratio.index[np.argmin(np.abs(ratio.index - end / 2))]
     gap_end, gap_mid = abs(ratio[end] - 1), abs(ratio[mid] - 1)
-    growth = (gap_end - gap_mid) / np.hypot(se[end], se[mid])
+    growth = float(_z(gap_end - gap_mid, np.hypot(se[end], se[mid]), 1.0)[0])
     return Verdict(
         f"|{curve} / {reference} - 1| + {k:g} se <= {tol:g} at t_max and not growing by "
         f"> {k:g} se since t_max/2 (not reproduced if > {tol:g} by {k:g} se, or growing)",
-        f"ratio {ratio[mid]:.3f} ± {se[mid]:.3f} at t = {mid}, {ratio[end]:.3f} ± "
-        f"{se[end]:.3f} at t = {end}; runs = {_runs(table)}",
+        f"ratio {ratio[mid]:.3f} ± {se[mid]:.3f} at t = {mid:g}, {ratio[end]:.3f} ± "
+        f"{se[end]:.3f} at t = {end:g}; {_runs(table[table['curve'] == curve])}",
         _verdict(
             bool(gap_end + k * se[end] <= tol and growth <= k),
             bool(gap_end - k * se[end] > tol or growth > k),
@@ -126,24 +179,118 @@ def convergence(table: pd.DataFrame, curve: str, reference: str, tol=0.25, k=K) 
 
 
 def closeness(
-    table: pd.DataFrame, curve: str, reference="Ideal", tol=0.25, tail=0.1, k=K
+    table: pd.DataFrame,
+    curve: str,
+    reference="Ideal",
+    tol=0.25,
+    tail=0.1,
+    k=K,
+    other: pd.DataFrame | None = None,
 ) -> Verdict:
     """``curve`` within a relative ``tol`` of ``reference`` over the last ``tail`` of t.
 
     R = curve / reference (delta-method se) at every recorded t of the tail: reproduced if
     |R - 1| + k se <= tol at every t; not reproduced if |R - 1| - k se > tol at some t;
-    inconclusive otherwise.
+    inconclusive otherwise (with se = 0 on both sides: exact, never inconclusive).  With
+    ``other`` (a second figure's table, claim key ``other_figure``) ``reference`` is a curve
+    of that table, compared at the t both tables record.
     """
     t_range = (1.0 - tail, 1.0)
-    ratio, se = _ratio(curve_rows(table, curve, t_range), curve_rows(table, reference, t_range))
+    ref = curve_rows(table if other is None else other, reference, t_range)
+    ratio, se = _ratio(curve_rows(table, curve, t_range), ref)
     gap = np.abs(ratio - 1)
     worst = gap.idxmax()
+    where = "" if other is None else " (other figure)"
     return Verdict(
-        f"|{curve} / {reference} - 1| + {k:g} se <= {tol:g} at every t in "
+        f"|{curve} / {reference}{where} - 1| + {k:g} se <= {tol:g} at every t in "
         f"[{1 - tail:g}, 1] t_max (not reproduced if > {tol:g} by {k:g} se at some t)",
-        f"ratio {ratio[worst]:.3f} ± {se[worst]:.3f} at t = {worst} (farthest of {len(gap)} t), "
-        f"{ratio.iloc[-1]:.3f} at t_max; runs = {_runs(table)}",
+        f"ratio {ratio[worst]:.3f} ± {se[worst]:.3f} at t = {worst:g} (farthest of {len(gap)} t), "
+        f"{ratio.iloc[-1]:.3f} at t_max; {_runs(table[table['curve'] == curve])}",
         _verdict(bool(np.all(gap + k * se <= tol)), bool(np.any(gap - k * se > tol))),
+    )
+
+
+def roughness(mse: pd.Series) -> float:
+    """Excess variation of log MSE over the recorded t: its total variation minus its net
+    change, i.e. twice the variation against the curve's overall trend.  0 for a monotone
+    curve, whatever its slope (round-off below TIE x the total variation counts as 0); an
+    oscillation adds twice its swings."""
+    log = np.log(mse.to_numpy(dtype=float))
+    variation = float(np.abs(np.diff(log)).sum())
+    excess = variation - abs(log[-1] - log[0])
+    return excess if excess > TIE * max(variation, 1.0) else 0.0
+
+
+def smoother(
+    table: pd.DataFrame, smooth: str, rough: str, t_range=(0.01, 1.0), factor=0.5, k=K
+) -> Verdict:
+    """Curve ``smooth`` smooths the oscillation of curve ``rough`` over ``t_range``.
+
+    roughness (see ``roughness``) of both on their recorded t in the range: reproduced if
+    roughness(smooth) < factor x roughness(rough), not reproduced otherwise (including a
+    ``rough`` curve that does not oscillate).  Judged on exact (se = 0, analytic) curves
+    only: a Monte Carlo curve's roughness includes its noise, so any se > 0 (or NaN) gives
+    "inconclusive" (``k`` is accepted for uniformity with the other checks, and unused).
+    """
+    a, b = curve_rows(table, smooth, t_range), curve_rows(table, rough, t_range)
+    r_smooth, r_rough = roughness(a["mse"]), roughness(b["mse"])
+    exact = bool((a["se"] == 0).all() and (b["se"] == 0).all())
+    holds = r_smooth < factor * r_rough
+    lo, hi = t_range
+    return Verdict(
+        f"roughness({smooth}) < {factor:g} x roughness({rough}) over [{lo:g}, {hi:g}] t_max "
+        "(roughness = total variation of ln MSE minus its net change; exact curves only)",
+        f"roughness {r_smooth:.3g} vs {r_rough:.3g} ({len(a)} and {len(b)} t); " f"{_runs(a, b)}",
+        _verdict(exact and holds, exact and not holds),
+    )
+
+
+def larger_gap(
+    table: pd.DataFrame,
+    curve: str,
+    other: pd.DataFrame,
+    other_curve: str | None = None,
+    reference="Ideal",
+    factor=2.0,
+    tail=0.1,
+    k=K,
+) -> Verdict:
+    """The gap of ``curve`` to ``reference`` is at least ``factor`` times that of
+    ``other_curve`` (default: the same name) to ``reference`` in ``other``, a second
+    figure's table (claim key ``other_figure``), over the last ``tail`` of t.
+
+    The gap is the vertical distance on a log MSE axis, G = ln(curve / reference), with
+    delta-method se sqrt((se_c/c)^2 + (se_r/r)^2).  With z = (G - factor G_other) /
+    sqrt(se^2 + factor^2 se_other^2) at every t both tables record in the tail: reproduced
+    if z > k at every t; not reproduced if z < -k at some t; inconclusive otherwise (with
+    se = 0 on both sides: exact, never inconclusive).
+    """
+    other_curve = curve if other_curve is None else other_curve
+    t_range = (1.0 - tail, 1.0)
+
+    def log_gap(data, name):
+        c, r = _aligned(curve_rows(data, name, t_range), curve_rows(data, reference, t_range))
+        return np.log(c["mse"] / r["mse"]), np.hypot(c["se"] / c["mse"], r["se"] / r["mse"])
+
+    (g, se), (g_other, se_other) = log_gap(table, curve), log_gap(other, other_curve)
+    g, g_other = g.align(g_other, join="inner")
+    se, se_other = se.reindex(g.index), se_other.reindex(g.index)
+    if g.empty:
+        raise ValueError("the two figures have no recorded t in common")
+    diff = g - factor * g_other
+    z, exact = _z(diff, np.hypot(se, factor * se_other), np.maximum(abs(g), abs(factor * g_other)))
+    worst = int(np.lexsort((diff.to_numpy(), np.where(np.isnan(z), np.inf, z)))[0])
+    t = g.index[worst]
+    runs = _runs(table[table["curve"] == curve], other[other["curve"] == other_curve])
+    where = "exact comparison" if exact.all() else f"min z = {z[worst]:.2f}"
+    return Verdict(
+        f"ln({curve} / {reference}) - {factor:g} x the same in the other figure "
+        f"({other_curve}) > {k:g} se at every t in [{1 - tail:g}, 1] t_max "
+        f"(not reproduced if < -{k:g} se at some t; se = 0: exact)",
+        f"{where} at t = {t:g} ({len(g)} t), where {curve} / {reference} = {np.exp(g[t]):.3g} "
+        f"vs {np.exp(g_other[t]):.3g} in the other figure (log-gap ratio "
+        f"{g[t] / g_other[t]:.2f}); {runs}",
+        _verdict(*_strict(z, exact, k)),
     )
 
 
@@ -162,7 +309,7 @@ def bound_value(bound: pd.DataFrame, quantity: str, paper: float, resolution=0.1
     return Verdict(
         f"|{quantity} - {paper:g}| <= {resolution / 2:g} (rounding) + {k:g} se, "
         f"with {k:g} se <= {resolution:g}",
-        f"{value:.3f} ± {se:.3f} (runs = {_runs(row)})",
+        f"{value:.3f} ± {se:.3f} ({_runs(row)})",
         _verdict(distance <= allowed and k * se <= resolution, distance > allowed),
     )
 
@@ -173,9 +320,11 @@ CHECKS = {
     "no_gain": no_gain,
     "convergence": convergence,
     "closeness": closeness,
+    "smoother": smoother,
+    "larger_gap": larger_gap,
     "bound_value": bound_value,
 }
-CLAIM_KEYS = ("id", "figure", "claim", "check")
+CLAIM_KEYS = ("id", "figure", "claim", "check", "other_figure")
 
 
 def load_claims(path: str | Path) -> list[dict]:
@@ -201,19 +350,42 @@ def load_claims(path: str | Path) -> list[dict]:
     return claims
 
 
-def check(claim: dict, table: pd.DataFrame, bound: pd.DataFrame) -> Verdict:
-    """Run one claim's check on its figure's tidy table (or bound table)."""
+def table_figures(claims: list[dict]) -> set[str]:
+    """The figures whose tidy table some claim reads (its own figure or ``other_figure``)."""
+    return {c[key] for c in claims for key in ("figure", "other_figure") if key in c}
+
+
+def bound_figures(claims: list[dict]) -> set[str]:
+    """The figures whose bound table (<figure>_bound.csv) some claim reads."""
+    return {c["figure"] for c in claims if c["check"] == "bound_value"}
+
+
+def check(claim: dict, tables: dict[str, pd.DataFrame], bounds: dict[str, pd.DataFrame]) -> Verdict:
+    """Run one claim's check on its figure's tidy table (or bound table); a cross-figure
+    claim gets ``other_figure``'s table as ``other``."""
     params = {key: value for key, value in claim.items() if key not in CLAIM_KEYS}
-    data = bound if claim["check"] == "bound_value" else table
+    if "other_figure" in claim:
+        params["other"] = tables[claim["other_figure"]]
+    if claim["check"] == "bound_value":
+        if claim["figure"] not in bounds:
+            raise KeyError(f"{claim['id']}: no bound table for {claim['figure']!r}")
+        data = bounds[claim["figure"]]
+    else:
+        data = tables[claim["figure"]]
     return CHECKS[claim["check"]](data, **params)
 
 
-def evaluate(claims: list[dict], tables: dict[str, tuple[pd.DataFrame, pd.DataFrame]]):
-    """Check the claims whose figure is in ``tables`` (figure -> (table, bound table))."""
+def evaluate(
+    claims: list[dict],
+    tables: dict[str, pd.DataFrame],
+    bounds: dict[str, pd.DataFrame] | None = None,
+) -> pd.DataFrame:
+    """Check the claims whose figures (own and ``other_figure``) are all in ``tables``
+    (figure -> tidy table); ``bounds`` (figure -> bound table) serves bound_value claims."""
     rows = []
     for claim in claims:
-        if claim["figure"] in tables:
-            verdict = check(claim, *tables[claim["figure"]])
+        if {claim["figure"], claim.get("other_figure", claim["figure"])} <= set(tables):
+            verdict = check(claim, tables, bounds or {})
             rows.append([claim["id"], claim["figure"], claim["claim"], *astuple(verdict)])
     return pd.DataFrame(rows, columns=COLUMNS)
 
