@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w")  # noqa: F821
-sys.path.insert(0, str(Path(snakemake.scriptdir).parents[1] / "src"))  # noqa: F821
+sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
 
 from colme.experiments import interpretations, panel_spec  # noqa: E402
 from colme.plotting import package_versions  # noqa: E402

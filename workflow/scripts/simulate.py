@@ -4,7 +4,7 @@ import sys
 from pathlib import Path
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w")  # noqa: F821
-sys.path.insert(0, str(Path(snakemake.scriptdir).parents[1] / "src"))  # noqa: F821
+sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
 
 from colme.experiments import panel_spec  # noqa: E402
 from colme.results import atomic_savez, load_npz, simulate_chunk  # noqa: E402
