@@ -20,6 +20,7 @@ include: "workflow/rules/instances.smk"
 include: "workflow/rules/simulate.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/analytic.smk"
+include: "workflow/rules/zoom.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/claims.smk"
 

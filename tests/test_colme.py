@@ -123,3 +123,19 @@ def test_privacy_accounting_gives_both_mechanisms_the_same_overall_budget():
     assert table.loc["pm2", "sample_eps_rr"] == pytest.approx(8 / 15)
     assert table.loc["pm1", "sample_eps_rr"] == pytest.approx(1.0)
     assert composed_privacy(0.1, 1e-7, 15) == pytest.approx((1.5, 1.5e-6))
+
+
+def test_schvar1_splits_the_budget_between_means_and_variances():
+    curve = ColmeCurve(variance="schvar1")
+    spec = ColmeSpec(n_agents=50, curves=(curve,), t_record=np.array([1000]))
+    assert spec.psum_budget(curve) == pytest.approx((0.5, 5e-7))
+    row = privacy_table(spec).iloc[0]
+    assert row["variance_releases"] and row["sample_eps"] == pytest.approx(1.0)
+    assert row["sample_delta"] == pytest.approx(1e-6)
+    # Lemma 3: sigma_2,DP^2 = 32 L^4 ln(1.25/delta)/eps^2 with the halved budget
+    L = POPULATION.half_width
+    assert spec.sigma_w(curve) ** 2 == pytest.approx(32 * L**4 * math.log(1.25 / 5e-7) / 0.25)
+    with pytest.raises(ValueError, match="PM-I only"):
+        simulate_colme_runs(ColmeSpec(n_agents=5, curves=(ColmeCurve(mechanism="pm2", variance="schvar2"),),
+                                      t_record=np.array([3])), random_classes(5, 1, 0),
+                            [run_generator(0, "x", 0, "data")])

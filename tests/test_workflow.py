@@ -41,13 +41,19 @@ def test_private_colme_and_analytic_figures(built):
     assert np.allclose(privacy["sample_eps"], 1.0)
     analytic = pd.read_csv(built / "results/tables/tiny_d.csv")
     assert set(analytic["kind"]) == {"analytic"} and analytic["curve"].nunique() == 2 * 2 * 3 + 2
-    for figure in ("tiny_c", "tiny_d"):
+    for figure in ("tiny_c", "tiny_d", "tiny_e", "tiny_f"):
         assert (built / f"results/figures/{figure}.pdf").stat().st_size > 1000
+    unknown = pd.read_csv(built / "results/tables/tiny_e.csv")
+    assert unknown["curve"].str.contains("Sch-Var-2 Bayes").any()
+    zoomed = pd.read_csv(built / "results/tables/tiny_f.csv")
+    assert zoomed["t"].max() <= 40 and set(zoomed["curve"]) == set(unknown["curve"])
+    privacy = pd.read_csv(built / "results/tables/tiny_e_privacy.csv")
+    assert np.allclose(privacy["sample_eps"], 1.0)
 
 
 def test_results_identical_whatever_cores_and_chunking(built, tmp_path):
     snakemake(tmp_path, "--cores", "1", "--config", "chunk_runs=3")
-    for name in ("tiny_a.csv", "tiny_a_bound.csv", "tiny_b.csv", "tiny_c.csv", "tiny_d.csv"):
+    for name in ("tiny_a.csv", "tiny_a_bound.csv", "tiny_b.csv", "tiny_c.csv", "tiny_d.csv", "tiny_e.csv"):
         assert (tmp_path / "results/tables" / name).read_bytes() == (built / "results/tables" / name).read_bytes()
 
 

@@ -42,6 +42,22 @@ figures:
     runs: 4
     chunk_runs: 3
     grid: {linear: 12, log: 6}
+  tiny_e:
+    engine: colme
+    n_agents: 10
+    curves:
+      - {variance: known}
+      - {variance: schvar1}
+      - {variance: schvar2}
+      - {variance: schvar2_bayes, noise: laplace}
+    t_max: 150
+    runs: 3
+    chunk_runs: 2
+    grid: {linear: 10, log: 5}
+  tiny_f:
+    engine: zoom
+    source: tiny_e
+    t_max: 40
   tiny_d:
     engine: oracle
     n_agents: 9

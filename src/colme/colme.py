@@ -26,12 +26,16 @@ import copy
 import math
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 from scipy.special import ndtri
 
 from ._jit import jit_noalias
 from .mechanisms import (
+    DATA_COEF,
+    LAST_TIME,
     MECHANISMS,
+    NOISE_VAR,
     STATISTIC,
     VARIANCE,
     WEIGHTS,
@@ -40,6 +44,7 @@ from .mechanisms import (
     release,
 )
 from .populations import UniformClasses
+from .variance import BAYES_PRIORS, VARIANCE_SCHEMES, bayes_variance, student_t_quantile, welch_dof
 from .privacy import gaussian_sigma_dp, laplace_sigma_dp, unit_laplace
 
 SCHEDULES = {"rr": 0, "rrr": 1}
@@ -56,6 +61,7 @@ class ColmeCurve:
     weights: str = "last"
     noise: str = "gaussian"
     oracle: bool = False
+    variance: str = "known"  # known | schvar1 | schvar2 | schvar2_bayes (Sec. V)
 
     @property
     def name(self) -> str:
@@ -63,7 +69,9 @@ class ColmeCurve:
         mechanism = {"pm1": "PM-I", "pm2": "PM-II"}[self.mechanism]
         weights = {"last": "non-MoM", "mom": "MoM", "wmom": "wMoM"}[self.weights]
         label = f"{schedule} {mechanism} {weights} {self.noise}"
-        return label + (" oracle" if self.oracle else "")
+        scheme = {"known": "", "schvar1": " Sch-Var-1", "schvar2": " Sch-Var-2",
+                  "schvar2_bayes": " Sch-Var-2 Bayes"}[self.variance]
+        return label + scheme + (" oracle" if self.oracle else "")
 
 
 @dataclass(frozen=True)
@@ -80,6 +88,7 @@ class ColmeSpec:
     retest: str = "query"
     population: UniformClasses = UniformClasses()
     pm2_variance: str = "mechanism"  # analytic curves: the mechanism's Var[T] or eq. (21) as printed
+    bayes_prior: str = "uninformative"  # eq. (19) prior; footnote 3: jeffreys, flat
 
     @property
     def t_max(self) -> int:
@@ -91,9 +100,20 @@ class ColmeSpec:
         return self.pm2_split if self.pm2_split is not None else int(math.log2(self.t_max)) + 1
 
     def psum_budget(self, curve: ColmeCurve) -> tuple[float, float]:
-        """(eps, delta) of one p-sum release: the overall budget, divided for PM-II."""
-        divisor = self.split if curve.mechanism == "pm2" else 1
+        """(eps, delta) of one p-sum release: the overall budget, divided for PM-II, and
+        halved for Sch-Var-1, which spends the other half on the variance releases."""
+        divisor = (self.split if curve.mechanism == "pm2" else 1) * (2 if curve.variance == "schvar1" else 1)
         return self.eps / divisor, self.delta / divisor
+
+    def sigma_w(self, curve: ColmeCurve) -> float:
+        """Noise of a released partial sample variance (Sch-Var-1): Lemma 3 (Gaussian,
+        sigma^2 = 32 L^4 ln(1.25/delta)/eps^2) or its Laplace analogue (32 L^4/eps^2)."""
+        if curve.variance != "schvar1":
+            return 0.0
+        eps, delta = self.psum_budget(curve)
+        fourth = 32.0 * self.population.half_width**4
+        factor = math.log(1.25 / delta) if curve.noise == "gaussian" else 1.0
+        return math.sqrt(fourth * factor) / eps
 
     def sigma_dp(self, curve: ColmeCurve) -> float:
         """Noise standard deviation of one p-sum (Lemma 1 Gaussian, Lemma 2 Laplace)."""
@@ -104,31 +124,41 @@ class ColmeSpec:
         return laplace_sigma_dp(eps, half_width)
 
 
-def decision_thresholds(theta0: float, t_max: int) -> np.ndarray:
-    """z_t^2 = Phi^{-1}(1 - theta_t/2)^2 with theta_t = theta0 / ln(t + 1), t = 0..t_max."""
+def decision_thresholds(theta0: float, t_max: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per t = 0..t_max: z_t^2, theta_t = theta0 / ln(t + 1) and Phi^{-1}(theta_t / 2).
+
+    z_t = Phi^{-1}(1 - theta_t/2) is the known-variance threshold (Sec. III-C1); the Welch
+    test (Sec. III-C2) turns theta_t and Phi^{-1}(theta_t/2) into a Student-t quantile.
+    """
     t = np.arange(t_max + 1, dtype=np.float64)
     with np.errstate(divide="ignore"):
         theta = np.minimum(theta0 / np.log(t + 1.0), 1.0)
-    z = ndtri(1.0 - theta / 2.0)
-    z[0] = 0.0
-    return z**2
+    theta[0] = 1.0
+    z_lower = ndtri(theta / 2.0)
+    return z_lower**2, theta, z_lower
 
 
 @jit_noalias
 def _simulate_colme_run(
     classes, agent_means, half_width, sigma2, schedule, mechanism, weights, gaussian,
-    oracle, every_step, sigma_dp, z2, t_record, rng, mse_out,
-    chi, stat, var, prec, sample_sum, fresh, pointer,
-    state, count, block_noise, block_coef,
+    oracle, every_step, sigma_dp, sigma_w, scheme, bayes_offset, z2, theta, z_lower,
+    t_record, rng, mse_out,
+    chi, stat, var, prec, sample_sum, sample_sq, fresh, fresh_w, pointer,
+    state, count, block_noise, block_coef, estimates,
 ):
     """One run of Algorithm 1 for one curve; writes the average MSE at ``t_record``.
 
     ``chi``/``stat``/``var``/``prec`` (M, M) hold, for receiver a and sender b,
-    chi_a(b), T_{b->a}, Var[T_{b->a}] and 1/Var[T_{b->a}] (0 before the first answer).
+    chi_a(b), T_{b->a}, Var[T_{b->a}] (known variance) or its estimate (Sec. III-C2),
+    and 1/Var (0 before the first answer).  ``scheme``: 0 known variance (z-test,
+    eq. (3)); 1 Sch-Var-1, 2 Sch-Var-2, 3 Sch-Var-2 with eq. (19) (Welch test, eq. (5)).
+    ``estimates`` (M*M, 8) is the per-pair variance-estimation state (``_estimate_variance``).
     """
     n = classes.shape[0]
+    known = scheme == 0
     for a in range(n):
         sample_sum[a] = 0.0
+        sample_sq[a] = 0.0
         pointer[a] = -1
         for b in range(n):
             chi[a, b] = 1 if (not oracle or classes[a] == classes[b]) and a != b else 0
@@ -138,10 +168,15 @@ def _simulate_colme_run(
     next_record = 0
     for t in range(1, t_record[-1] + 1):
         for a in range(n):
-            sample_sum[a] += agent_means[a] + half_width * (2.0 * rng.random() - 1.0)
+            x = agent_means[a] + half_width * (2.0 * rng.random() - 1.0)
+            sample_sum[a] += x
+            sample_sq[a] += x * x
             normal = rng.standard_normal()
             laplace = unit_laplace(rng.random())
             fresh[a] = sigma_dp * (normal if gaussian else laplace)
+            normal = rng.standard_normal()
+            laplace = unit_laplace(rng.random())
+            fresh_w[a] = sigma_w * (normal if gaussian else laplace)
         for a in range(n):
             if schedule == 0:
                 position = (t - 1) % (n - 1)
@@ -158,35 +193,113 @@ def _simulate_colme_run(
             if b < 0:
                 continue
             pair = a * n + b
-            release(pair, float(t), sample_sum[b] / t, fresh[a], sigma2, sigma_dp * sigma_dp,
-                    mechanism, weights, state, count, block_noise, block_coef)
+            gap_time = t - state[pair, LAST_TIME]
+            value = release(pair, float(t), sample_sum[b] / t, fresh[a], sigma2, sigma_dp * sigma_dp,
+                            mechanism, weights, state, count, block_noise, block_coef)
             stat[a, b] = state[pair, STATISTIC]
-            var[a, b] = state[pair, VARIANCE]
+            if known:
+                var[a, b] = state[pair, VARIANCE]
+            else:
+                estimate = _estimate_variance(
+                    estimates[pair], scheme, bayes_offset, float(t), gap_time, count[pair], value,
+                    sample_sum[b], sample_sq[b], fresh[a], fresh_w[a], sigma_dp * sigma_dp,
+                )
+                var[a, b] = estimate * state[pair, DATA_COEF] + state[pair, NOISE_VAR]
             prec[a, b] = 1.0 / var[a, b]
             if not oracle and not every_step:
-                gap = sample_sum[a] / t - stat[a, b]
-                chi[a, b] = 1 if gap * gap < z2[t] * (sigma2 / t + var[a, b]) else 0
+                chi[a, b] = _accept(known, sample_sum[a], sample_sq[a], float(t), stat[a, b],
+                                    var[a, b], float(t), sigma2, z2[t], theta[t], z_lower[t])
         record = t == t_record[next_record]
         squared_error = 0.0
         for a in range(n):
             own_mean = sample_sum[a] / t
             if every_step and not oracle:
-                limit = z2[t] * sigma2 / t
                 for b in range(n):
-                    gap = own_mean - stat[a, b]
-                    chi[a, b] = 1 if gap * gap < limit + z2[t] * var[a, b] and a != b else 0
+                    chi[a, b] = a != b and _accept(
+                        known, sample_sum[a], sample_sq[a], float(t), stat[a, b], var[a, b],
+                        state[a * n + b, LAST_TIME], sigma2, z2[t], theta[t], z_lower[t])
             if record:
-                weighted = own_mean * t / sigma2
-                total = t / sigma2
-                for b in range(n):
-                    on = prec[a, b] if chi[a, b] else 0.0
-                    weighted += on * stat[a, b]
-                    total += on
-                error = weighted / total - agent_means[a]
+                own_var = sigma2 if known else _sample_variance(sample_sum[a], sample_sq[a], float(t))
+                if own_var > 0.0:
+                    weighted = own_mean * t / own_var
+                    total = t / own_var
+                    for b in range(n):
+                        on = prec[a, b] if chi[a, b] else 0.0
+                        weighted += on * stat[a, b]
+                        total += on
+                    error = weighted / total - agent_means[a]
+                else:  # t = 1 without a known variance: no weights yet, keep the own mean
+                    error = own_mean - agent_means[a]
                 squared_error += error * error
         if record:
             mse_out[next_record] = squared_error / n
             next_record += 1
+
+
+@numba.njit(cache=True)
+def _sample_variance(total, squares, t):
+    """V_a^(t) of Sec. III-C2 (unbiased); 0 (unknown) before two samples."""
+    if t < 2.0:
+        return 0.0
+    return max((squares - total * total / t) / (t - 1.0), 0.0)
+
+
+@numba.njit(cache=True)
+def _accept(known, own_sum, own_sq, t, statistic, variance, t_kappa, sigma2, z2, theta, z_lower):
+    """chi_a(b): z-test with known variance (Sec. III-C1) or Welch test (Sec. III-C2).
+
+    An infinite (not yet estimable) Var[T] accepts b, with weight 0.
+    """
+    if variance == np.inf:
+        return 1
+    gap = own_sum / t - statistic
+    if known:
+        return 1 if gap * gap < z2 * (sigma2 / t + variance) else 0
+    own = _sample_variance(own_sum, own_sq, t) / t
+    if t < 2.0 or t_kappa < 2.0 or own <= 0.0:
+        return 1
+    quantile = student_t_quantile(theta, z_lower, welch_dof(own, t, variance, t_kappa))
+    return 1 if gap * gap < quantile * quantile * (own + variance) else 0
+
+
+@numba.njit(cache=True)
+def _estimate_variance(
+    row, scheme, bayes_offset, t, gap, k, value, sender_sum, sender_sq, noise, noise_w, sigma_dp2,
+):
+    """V_{b->a} after b's k-th answer (PM-I): Sch-Var-1 (eq. (8)) or Sch-Var-2 (eq. (16), (19)).
+
+    ``row``: [t_{k-1} R_{k-1}, sum (Y + Z~), sum (Y + Z~)^2, sum 1/gap, sum V~~ (eq. (7)),
+    sender's sample sum and sum of squares at the previous answer].  Sch-Var-2 rebuilds
+    each interval's noisy sum from two consecutive answers, t_k R_k - t_{k-1} R_{k-1},
+    as agent a can; Sch-Var-1's partial variances (eqs. (6)-(7)) are computed by agent b.
+    Returns inf where the estimate is not available yet or negative (weight 0).
+    """
+    interval = t * value - row[0]
+    row[0] = t * value
+    row[3] += 1.0 / gap
+    if scheme == 1:
+        part_sum = sender_sum - row[5]
+        part_sq = sender_sq - row[6]
+        row[5] = sender_sum
+        row[6] = sender_sq
+        partial = part_sq - part_sum * part_sum / gap + (gap - 1.0) / gap * noise_w
+        row[4] += partial + (part_sum + noise) ** 2 / gap
+        if t < 2.0:
+            return np.inf
+        estimate = (row[4] - t * value * value - sigma_dp2 * (row[3] - k / t)) / (t - 1.0)
+        return estimate if estimate > 0.0 else np.inf
+    row[1] += interval / math.sqrt(gap)
+    row[2] += interval * interval / gap
+    if k < 2:
+        return np.inf
+    v_prime = (row[2] - row[1] * row[1] / k) / (k - 1.0)
+    noise_var = sigma_dp2 * row[3] / k
+    estimate = v_prime - noise_var
+    if estimate >= 0.0:
+        return estimate if estimate > 0.0 else np.inf
+    if scheme == 3:
+        return bayes_variance(v_prime, float(k), noise_var, bayes_offset)
+    return np.inf
 
 
 def simulate_colme_runs(
@@ -198,8 +311,11 @@ def simulate_colme_runs(
         raise ValueError("t_record must be strictly increasing times >= 1")
     if spec.retest not in RETESTS:
         raise ValueError(f"retest must be one of {RETESTS}, got {spec.retest!r}")
+    for curve in spec.curves:
+        if curve.variance != "known" and curve.mechanism != "pm1":
+            raise ValueError(f"{curve.name}: variance estimation (Sec. V) is implemented for PM-I only")
     n = spec.n_agents
-    z2 = decision_thresholds(spec.theta0, spec.t_max)
+    thresholds = decision_thresholds(spec.theta0, spec.t_max)
     levels = pm2_levels(spec.t_max)
     population = spec.population
     mse = np.empty((classes.shape[0], len(spec.curves), len(t_record)))
@@ -212,9 +328,10 @@ def simulate_colme_runs(
                 classes[run].astype(np.int64), population.agent_means(classes[run]),
                 population.half_width, population.sigma**2, SCHEDULES[curve.schedule],
                 MECHANISMS[curve.mechanism], WEIGHTS[curve.weights], curve.noise == "gaussian",
-                curve.oracle, spec.retest == "every_step", spec.sigma_dp(curve), z2, t_record,
-                copy.deepcopy(generators[run]), mse[run, index],
-                chi, *matrices, np.zeros(n), np.zeros(n), np.zeros(n, dtype=np.int64),
-                *pair_state,
+                curve.oracle, spec.retest == "every_step", spec.sigma_dp(curve), spec.sigma_w(curve),
+                VARIANCE_SCHEMES[curve.variance], BAYES_PRIORS[spec.bayes_prior], *thresholds,
+                t_record, copy.deepcopy(generators[run]), mse[run, index],
+                chi, *matrices, *(np.zeros(n) for _ in range(4)), np.zeros(n, dtype=np.int64),
+                *pair_state, np.zeros((n * n, 8)),
             )
     return mse

@@ -17,7 +17,7 @@ from .populations import UniformClasses
 from .rules import ALPHA_SCHEDULES, RULES, WEIGHT_OFFSETS
 
 PRESETS = ("default", "paper")
-ENGINES = ("ccolme", "colme", "oracle")
+ENGINES = ("ccolme", "colme", "oracle", "zoom")
 #: Engines whose figures come from Monte Carlo runs (the others are analytic).
 SIMULATED_ENGINES = ("ccolme", "colme")
 
@@ -49,6 +49,13 @@ COLME_INTERPRETATIONS = (
     "PM-II releases each p-sum with (eps, delta) / pm2_split, pm2_split = floor(log2 t_max) + 1 "
     "by default (Sec. VII), so PM-I and PM-II give the same overall privacy",
     "common random numbers: all curves share each run's samples and standard noise draws",
+    "unknown variance (Sec. V, PM-I): Welch test with Hill's Student-t quantile (Newton-refined "
+    "below 2.5 degrees of freedom); b is accepted with weight 0 until V_{b->a} exists; negative "
+    "estimates count as infinite variance; before t = 2 an agent keeps its own mean",
+    "Sch-Var-1 halves (eps, delta) for the mean p-sums and spends the other half on the "
+    "partial-variance releases (Lemma 3 noise), one per query interval like PM-I",
+    "Sch-Var-2 rebuilds each query interval's noisy sum from consecutive releases "
+    "(t_k R_k - t_{k-1} R_{k-1}), as the receiving agent can",
 )
 
 
@@ -93,12 +100,14 @@ def figure_settings(config: dict, figure: str) -> dict:
     for key in ("runs", "chunk_runs") if simulated else ():
         value = settings[key]
         settings[key] = value[preset] if isinstance(value, dict) else value
-    for key in ("runs", "t_max", "chunk_runs") if simulated else ("t_max",):
+    overridable = ("runs", "t_max", "chunk_runs") if simulated else ("t_max",)
+    for key in overridable if settings["engine"] != "zoom" else ():
         if config.get(key) is not None:
             settings[key] = config[key]
-    settings["grid"] = {
-        part: config.get(f"grid_{part}") or settings["grid"][part] for part in ("linear", "log")
-    }
+    if "grid" in settings:
+        settings["grid"] = {
+            part: config.get(f"grid_{part}") or settings["grid"][part] for part in ("linear", "log")
+        }
     settings["preset"] = preset
     settings["seed"] = config["seed"]
     settings["precision"] = config["precision"]
@@ -126,7 +135,9 @@ def chunk_runtime_minutes(settings: dict) -> int:
     """Wall-time request (minutes) of one simulation job: 2x the conservative estimate + 2 min."""
     runs, n_agents, t_max = settings["chunk_runs"], settings["n_agents"], settings["t_max"]
     if settings["engine"] == "colme":
-        curves = math.prod(len(settings[key]) for key in ("schedules", "mechanisms", "weights", "noises"))
+        curves = len(settings.get("curves") or ()) or math.prod(
+            len(settings[key]) for key in ("schedules", "mechanisms", "weights", "noises")
+        )
         seconds = runs * curves * t_max * n_agents / CONSERVATIVE_AGENT_STEPS_PER_SECOND
         if settings["retest"] == "every_step":
             seconds += runs * curves * t_max * n_agents**2 / CONSERVATIVE_PAIR_TESTS_PER_SECOND
@@ -182,13 +193,16 @@ def colme_spec(config: dict, settings: dict) -> ColmeSpec:
     Analytic (``engine: oracle``) panels use the oracle class estimator.
     """
     oracle = settings["engine"] == "oracle" or settings["oracle"]
-    curves = tuple(
-        ColmeCurve(schedule, mechanism, weights, noise, oracle)
-        for schedule in settings["schedules"]
-        for mechanism in settings["mechanisms"]
-        for weights in settings["weights"]
-        for noise in settings["noises"]
-    )
+    if settings.get("curves"):
+        curves = tuple(ColmeCurve(**curve, oracle=oracle) for curve in settings["curves"])
+    else:
+        curves = tuple(
+            ColmeCurve(schedule, mechanism, weights, noise, oracle)
+            for schedule in settings["schedules"]
+            for mechanism in settings["mechanisms"]
+            for weights in settings["weights"]
+            for noise in settings["noises"]
+        )
     return ColmeSpec(
         n_agents=settings["n_agents"],
         curves=curves,
@@ -199,8 +213,17 @@ def colme_spec(config: dict, settings: dict) -> ColmeSpec:
         theta0=float(settings.get("theta0", 0.05)),
         retest=settings.get("retest", "query"),
         pm2_variance=settings.get("pm2_variance", "mechanism"),
+        bayes_prior=settings.get("bayes_prior", "uninformative"),
         population=population(config),
     )
+
+
+def zoom_table(table, meta: dict, settings: dict) -> tuple:
+    """A zoom figure's table (rows with t <= t_max) and provenance (the source's, retitled)."""
+    zoomed = table[table["t"] <= settings["t_max"]]
+    meta = {**meta, "zoom": {"source": settings["source"], "t_max": settings["t_max"]}}
+    meta["settings"] = {**meta["settings"], "title": settings.get("title") or meta["settings"].get("title")}
+    return zoomed, meta
 
 
 def interpretations(settings: dict) -> tuple[str, ...]:
@@ -251,6 +274,14 @@ def check_config(config: dict) -> None:
         for key in ("runs", "chunk_runs", "t_max") if settings["engine"] in SIMULATED_ENGINES else ("t_max",):
             if settings[key] < 1:
                 raise ConfigError(f"{where}.{key}={settings[key]}: must be >= 1")
+        if settings["engine"] == "zoom":
+            source = settings["source"]
+            if source not in config["figures"] or config["figures"][source]["engine"] == "zoom":
+                raise ConfigError(
+                    f"{where}.source={source!r}: must name a non-zoom figure; configured: "
+                    f"{sorted(f for f, v in config['figures'].items() if v['engine'] != 'zoom')}"
+                )
+            continue
         if settings["engine"] in ("colme", "oracle"):
             _check_colme(settings, where)
             continue
@@ -283,10 +314,16 @@ def check_config(config: dict) -> None:
 
 
 def _check_colme(settings: dict, where: str) -> None:
-    """Privacy parameters a Private-ColME panel can actually run with."""
+    """Privacy parameters and curves a Private-ColME panel can actually run with."""
+    for index, curve in enumerate(settings.get("curves") or ()):
+        if curve.get("variance", "known") != "known" and curve.get("mechanism", "pm1") != "pm1":
+            raise ConfigError(
+                f"{where}.curves[{index}]: variance estimation (Sec. V) needs mechanism pm1"
+            )
     spec_eps, spec_delta = settings["eps"], settings["delta"]
     split = settings["pm2_split"] or int(math.log2(settings["t_max"])) + 1
-    if "gaussian" in settings["noises"] and not 0 < spec_eps <= 1:
+    noises = {c.get("noise", "gaussian") for c in settings.get("curves") or ()} or set(settings["noises"])
+    if "gaussian" in noises and not 0 < spec_eps <= 1:
         raise ConfigError(
             f"{where}.eps={spec_eps}: the Gaussian mechanism (seed 004 Lemma 1) needs "
             "0 < eps <= 1; use noises: [laplace] for larger eps"

@@ -45,8 +45,10 @@ MECHANISMS = {"pm1": 0, "pm2": 1}
     CLOSED_SQ,  # PM-II: sum of squared coefficients of closed dyadic blocks
     STATISTIC,  # T
     VARIANCE,  # Var[T] (inf before the first release)
+    DATA_COEF,  # Var[T] = DATA_COEF * sigma_b^2 + NOISE_VAR
+    NOISE_VAR,
     N_FIELDS,
-) = range(15)
+) = range(17)
 
 
 def pm2_levels(max_releases: int) -> int:
@@ -119,7 +121,7 @@ def release(
     row[LAST_TIME] = t
     n = k - row[PRE_COUNT]
     s = row[SUFFIX_SUM]
-    data = sigma2 * (row[PRE_TIME] * s * s + row[DATA_SQ])
+    data_coef = (row[PRE_TIME] * s * s + row[DATA_SQ]) / (n * n)
     if mechanism == 0:
         noise = sigma_dp2 * (row[PRE_COUNT] * s * s + row[NOISE_SQ])
     else:
@@ -130,7 +132,9 @@ def release(
                 open_sq += block_coef[pair, lv] ** 2
         noise = sigma_dp2 * (row[CLOSED_SQ] + open_sq)
     row[STATISTIC] = row[RELEASE_SUM] / n
-    row[VARIANCE] = (data + noise) / (n * n)
+    row[DATA_COEF] = data_coef
+    row[NOISE_VAR] = noise / (n * n)
+    row[VARIANCE] = sigma2 * data_coef + row[NOISE_VAR]
     return value
 
 

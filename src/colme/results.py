@@ -264,25 +264,33 @@ def privacy_table(spec: ColmeSpec) -> pd.DataFrame:
     PM-I puts every sample in one p-sum; PM-II in up to floor(log2 k) + 1 dyadic blocks
     after k releases to the same agent (basic composition, Sec. IV-B).  ``sample_*`` is the
     worst case over schedules (rRR can query one agent every step: k <= t_max);
-    ``sample_*_rr`` is what a sample gets under RR, k = ceil(t_max / (M - 1)).
+    ``sample_*_rr`` is what a sample gets under RR, k = ceil(t_max / (M - 1)).  Sch-Var-1
+    rows add the partial-variance release each sample enters (half the budget).
     """
     rows = []
-    for mechanism in sorted({c.mechanism for c in spec.curves}):
-        for noise in sorted({c.noise for c in spec.curves}):
-            curve = next(c for c in spec.curves if c.mechanism == mechanism and c.noise == noise)
-            eps, delta = spec.psum_budget(curve)
-            delta = delta if noise == "gaussian" else 0.0
-            rr_releases = -(-spec.t_max // (spec.n_agents - 1))
-            uses = 1 if mechanism == "pm1" else pm2_levels(spec.t_max)
-            uses_rr = 1 if mechanism == "pm1" else pm2_levels(rr_releases)
-            total_eps, total_delta = composed_privacy(eps, delta, uses)
-            rr_eps, rr_delta = composed_privacy(eps, delta, uses_rr)
-            rows.append({
-                "mechanism": mechanism, "noise": noise, "psum_eps": eps, "psum_delta": delta,
-                "sigma_dp": spec.sigma_dp(curve), "psums_per_sample": uses,
-                "sample_eps": total_eps, "sample_delta": total_delta,
-                "psums_per_sample_rr": uses_rr, "sample_eps_rr": rr_eps, "sample_delta_rr": rr_delta,
-            })
+    schemes = sorted({(c.mechanism, c.noise, c.variance == "schvar1") for c in spec.curves})
+    for mechanism, noise, releases_variance in schemes:
+        curve = next(
+            c for c in spec.curves
+            if (c.mechanism, c.noise, c.variance == "schvar1") == (mechanism, noise, releases_variance)
+        )
+        eps, delta = spec.psum_budget(curve)
+        delta = delta if noise == "gaussian" else 0.0
+        rr_releases = -(-spec.t_max // (spec.n_agents - 1))
+        uses = 1 if mechanism == "pm1" else pm2_levels(spec.t_max)
+        uses_rr = 1 if mechanism == "pm1" else pm2_levels(rr_releases)
+        # Sch-Var-1: each sample also enters one partial-variance release with the other half
+        extra = (eps, delta) if releases_variance else (0.0, 0.0)
+        total_eps, total_delta = composed_privacy(eps, delta, uses)
+        rr_eps, rr_delta = composed_privacy(eps, delta, uses_rr)
+        rows.append({
+            "mechanism": mechanism, "noise": noise, "variance_releases": releases_variance,
+            "psum_eps": eps, "psum_delta": delta, "sigma_dp": spec.sigma_dp(curve),
+            "psums_per_sample": uses,
+            "sample_eps": total_eps + extra[0], "sample_delta": total_delta + extra[1],
+            "psums_per_sample_rr": uses_rr,
+            "sample_eps_rr": rr_eps + extra[0], "sample_delta_rr": rr_delta + extra[1],
+        })
     return pd.DataFrame(rows)
 
 

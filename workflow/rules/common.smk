@@ -34,6 +34,7 @@ localrules:
     aggregate,
     aggregate_colme,
     analytic,
+    zoom,
     figure,
 
 

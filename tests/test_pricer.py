@@ -1,0 +1,351 @@
+"""PriCER (seed 003): model, Algorithm 3, Monte Carlo of Algorithms 1-2, figure tables.
+
+Statistical checks use tolerances of a few Monte Carlo standard errors (Z = 4.5, a false
+alarm rate of ~1e-5 per check); deterministic checks use numerical tolerances.
+"""
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from colme import pricer as pr
+
+Z = 4.5
+
+
+def random_instance(rng, n, reciprocity="independent", zeros=True, eps_low=0.3, eps_high=50.0):
+    """A random small network and privacy spec (some missing links, mixed trust)."""
+    p = rng.uniform(0.1, 0.95, n)
+    P = rng.uniform(0.1, 1.0, (n, n))
+    if zeros:
+        P[rng.random((n, n)) < 0.2] = 0.0
+    np.fill_diagonal(P, 1.0)
+    net = pr.make_network(p, P, reciprocity=reciprocity)
+    eps = np.where(rng.random((n, n)) < 0.5, eps_high, eps_low)
+    np.fill_diagonal(eps, eps_high)
+    return net, pr.make_privacy(eps, 1e-3, 1.0, n)
+
+
+# --------------------------------------------------------------------------- validation
+
+
+@pytest.mark.parametrize(
+    "p, P, match",
+    [
+        ([0.5, 1.2], [[1, 0.5], [0.5, 1]], r"p \(node-PS"),
+        ([0.5, -0.1], [[1, 0.5], [0.5, 1]], r"p \(node-PS"),
+        ([0.5, 0.5], [[1, 1.5], [0.5, 1]], r"P \(node-node"),
+        ([0.5, 0.5], [[0.9, 0.5], [0.5, 1]], "P_ii = 1"),
+        ([0.5, 0.5, 0.5], [[1, 0.5], [0.5, 1]], "3x3"),
+        ([0.5, np.nan], [[1, 0.5], [0.5, 1]], r"\[0, 1\]"),
+    ],
+)
+def test_bad_probabilities_are_rejected(p, P, match):
+    with pytest.raises(pr.PricerError, match=match):
+        pr.make_network(p, P)
+
+
+def test_bad_reciprocity_is_rejected():
+    P = [[1, 0.5], [0.4, 1]]
+    with pytest.raises(pr.PricerError, match="p_ij p_ji <= E"):
+        pr.make_network([0.5, 0.5], P, E=[[1, 0.1], [0.1, 1]])  # below p12 p21 = 0.2
+    with pytest.raises(pr.PricerError, match="p_ij p_ji <= E"):
+        pr.make_network([0.5, 0.5], P, E=[[1, 0.45], [0.45, 1]])  # above min = 0.4
+    with pytest.raises(pr.PricerError, match="symmetric"):
+        pr.make_network([0.5, 0.5], P, E=[[1, 0.3], [0.25, 1]])
+    with pytest.raises(pr.PricerError, match="reciprocity="):
+        pr.make_network([0.5, 0.5], P, reciprocity="sometimes")
+
+
+@pytest.mark.parametrize("eps, delta, R, match", [
+    (0.0, 1e-3, 1.0, "eps_ij must be > 0"),
+    (-1.0, 1e-3, 1.0, "eps_ij must be > 0"),
+    (1.0, 0.0, 1.0, r"delta_ij must lie in \(0, 1\]"),
+    (1.0, 1.5, 1.0, r"delta_ij must lie in \(0, 1\]"),
+    (1.0, 1e-3, 0.0, "R must be"),
+])
+def test_bad_privacy_is_rejected(eps, delta, R, match):
+    with pytest.raises(pr.PricerError, match=match):
+        pr.make_privacy(eps, delta, R, 3)
+
+
+def test_infeasible_settings_are_rejected():
+    # node 1 can reach nobody that reaches the PS: (3) cannot hold
+    net = pr.make_network([0.0, 0.5], [[1, 0.0], [0.5, 1]])
+    with pytest.raises(pr.PricerError, match=r"node\(s\) \[0\] cannot reach the PS"):
+        pr.pricer_optimise(net, pr.make_privacy(1.0, 1e-3, 1.0, 2), d=1)
+    with pytest.raises(pr.PricerError, match="infeasible trust setting"):
+        pr.trust_matrix(5, 5)
+    with pytest.raises(pr.PricerError, match="infeasible trust setting"):
+        pr.fig4_instance({"kind": "connectivity", "n_nodes": 5}, 2)  # trusts 6 of 4 others
+    with pytest.raises(pr.PricerError, match="unknown PriCER setting"):
+        pr.resolve_settings({"kind": "trust", "pc": [0.5]})
+    with pytest.raises(pr.PricerError, match="kind="):
+        pr.resolve_settings({"kind": "fig9"})
+    with pytest.raises(pr.PricerError, match="below sigma_thr"):
+        net, priv = random_instance(np.random.default_rng(0), 3)
+        pr.optimise_weights(net, priv, 0.5 * pr.sigma_threshold(net, priv))
+
+
+# --------------------------------------------------------------------------- formulas
+
+
+@pytest.mark.parametrize("reciprocity", ["independent", "full"])
+def test_sigma_tv2_forms_agree_and_are_convex(reciprocity):
+    """(4) as printed = vec(A)'Q vec(A)/n^2 = 1'C1/n^2; Q is PSD; (13) bounds (4) from above."""
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        net, _ = random_instance(rng, 4, reciprocity)
+        A = rng.random((4, 4))
+        Q = pr.quadratic_form(net)
+        tv = pr.sigma_tv2(A, net)
+        assert tv == pytest.approx(A.ravel() @ Q @ A.ravel() / 16, rel=1e-12)
+        assert tv == pytest.approx(pr.coefficient_covariance(A, net).sum() / 16, rel=1e-12)
+        Qr = pr.quadratic_form(net, relaxed=True)
+        assert pr.sigma_tv2_relaxed(A, net) == pytest.approx(A.ravel() @ Qr @ A.ravel() / 16, rel=1e-12)
+        assert pr.sigma_tv2_relaxed(A, net) >= tv - 1e-15
+        assert np.linalg.eigvalsh(Q).min() > -1e-12
+        assert np.linalg.eigvalsh(Qr).min() > -1e-12
+
+
+def test_reciprocal_link_sampling_matches_E():
+    rng = np.random.default_rng(2)
+    net = pr.make_network([0.3, 0.7, 0.5], [[1, 0.6, 0.2], [0.5, 1, 0.9], [0.4, 0.3, 1]], reciprocity="full")
+    draws = 200_000
+    tau, T = pr.sample_links(net, draws, rng)
+    for (i, j) in [(0, 1), (0, 2), (1, 2)]:
+        for est, target in [(T[:, i, j].mean(), net.P[i, j]), (T[:, j, i].mean(), net.P[j, i]),
+                            ((T[:, i, j] & T[:, j, i]).mean(), net.E[i, j])]:
+            assert abs(est - target) <= Z * math.sqrt(target * (1 - target) / draws) + 1e-12
+    assert np.all(np.abs(tau.mean(axis=0) - net.p) <= Z * np.sqrt(net.p * (1 - net.p) / draws))
+    assert T[:, [0, 1, 2], [0, 1, 2]].all()
+
+
+# --------------------------------------------------------------------------- row solutions
+
+
+def test_breakpoint_search_equals_bisection():
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        m = rng.integers(1, 8)
+        g, b, D = rng.uniform(0.05, 0.9, m), rng.uniform(0, 2, m), rng.uniform(0.2, 3, m)
+        caps = np.where(rng.random(m) < 0.2, np.inf, rng.uniform(0.1, 3, m))
+        target = rng.uniform(0.05, 1.0) * min(np.sum(g * caps), 5.0)
+        w1 = pr.solve_lambda(g, b, D, caps, target, "breakpoints")
+        w2 = pr.solve_lambda(g, b, D, caps, target, "bisection")
+        assert np.sum(g * w1) == pytest.approx(target, rel=1e-12)
+        np.testing.assert_allclose(w1, w2, rtol=1e-9, atol=1e-12)
+        assert np.all(w1 >= 0) and np.all(w1 <= caps)
+
+
+def test_cases_b_and_c():
+    # node 0 has p_0 = 1: case c) -> alpha_00 = 1 (19) when its cap allows
+    net = pr.make_network([1.0, 0.3, 1.0], [[1, 0.5, 1.0], [1.0, 1, 0.5], [0.5, 0.5, 1]])
+    priv = pr.make_privacy(np.inf, 1e-3, 1.0, 3)
+    res = pr.pricer_optimise(net, priv, d=5)
+    np.testing.assert_allclose(res.A[0], [1, 0, 0])
+    # node 1 reaches node 0 (p_0 = 1) surely: case b) with no privacy -> all weight there
+    np.testing.assert_allclose(res.A[1], [1, 0, 0])
+    assert res.objective == pytest.approx(0.0, abs=1e-15)  # every row has a sure path
+    # with privacy caps: case c) fails (w_00 < 1) -> case b) over {j: p_j p_0j = 1} = {0, 2}
+    caps = np.array([[0.6, 5.0, 0.7], [0.4, 2.0, 2.0], [3.0, 3.0, 3.0]])
+    A0 = pr.initial_weights(net)
+    np.testing.assert_allclose(pr.row_update(0, A0, net, caps, fine=False), [0.6 / 1.3, 0, 0.7 / 1.3])
+    # case b) with S_1 = 0.4 < 1: the zero-cost link at its cap, the residual 0.6 by lambda (18)
+    row = pr.row_update(1, A0, net, caps, fine=False)
+    g = net.p * net.P[1]
+    assert row[0] == 0.4 and row[1] > 0 and row[2] > 0
+    assert np.sum(g * row) == pytest.approx(1.0, abs=1e-14)
+    # case c) as printed when the cap allows it
+    np.testing.assert_allclose(pr.row_update(2, A0, net, caps, fine=True), [0, 0, 1])
+
+
+# --------------------------------------------------------------------------- Algorithm 3
+
+
+@pytest.mark.parametrize("reciprocity", ["independent", "full"])
+def test_algorithm3_output_is_feasible_and_private(reciprocity):
+    rng = np.random.default_rng(4)
+    for n in (3, 5, 8):
+        net, priv = random_instance(rng, n, reciprocity)
+        d = int(rng.integers(1, 200))
+        for res in (pr.pricer_optimise(net, priv, d), pr.optimise_joint(net, priv, d, xtol=1e-4)):
+            viol = pr.check_constraints(res.A, res.sigma, net, priv)
+            assert max(viol.values()) < 1e-9, viol
+            report = pr.privacy_report(res.A, res.sigma, net, priv)
+            assert report["ok"].all()
+            np.testing.assert_allclose(report["delta"], net.P[report["i"], report["j"]] * 1e-3)
+            assert res.objective == pytest.approx(pr.objective(res.A, res.sigma, net, priv, d))
+            assert res.sigma >= res.sigma_thr * (1 - 1e-12)
+        # fine tuning (20) never worsens the relaxation's (13) solution on the true objective (4)
+        caps = pr.weight_caps(priv, pr.sigma_threshold(net, priv))
+        relaxed, _ = pr.gauss_seidel(pr.initial_weights(net), net, caps, fine=False, sweeps=2000, tol=1e-12)
+        tuned, _ = pr.gauss_seidel(relaxed, net, caps, fine=True, sweeps=2000, tol=1e-12)
+        assert pr.sigma_tv2(tuned, net) <= pr.sigma_tv2(relaxed, net) + 1e-15
+        assert pr.sigma_tv2_relaxed(relaxed, net) <= pr.sigma_tv2_relaxed(tuned, net) + 1e-15
+        # sigma update (10) leaves Algorithm 3 at sigma_thr (see PRICER_INTERPRETATIONS)
+        alg3 = pr.pricer_optimise(net, priv, 1)
+        assert alg3.sigma == pytest.approx(alg3.sigma_thr, rel=1e-12)
+        assert pr.sigma_update(alg3.A, priv, alg3.sigma_thr) == pytest.approx(alg3.sigma_thr, rel=1e-12)
+
+
+def test_theorem41_check_flags_a_violation():
+    rng = np.random.default_rng(5)
+    net, priv = random_instance(rng, 4)
+    res = pr.pricer_optimise(net, priv, 10)
+    eps = pr.link_epsilons(res.A, res.sigma, net, priv)
+    caps = pr.weight_caps(priv, res.sigma)
+    bound = np.isclose(res.A, caps) & (net.P > 0)
+    assert bound.any()  # sigma_thr makes at least one row's caps binding
+    np.testing.assert_allclose(eps[bound], priv.eps[bound], rtol=1e-9)
+    A = res.A.copy()
+    i, j = np.argwhere(bound)[0]
+    A[i, j] *= 1.01
+    assert not pr.privacy_report(A, res.sigma, net, priv)["ok"].all()
+    assert pr.check_constraints(A, res.sigma, net, priv)["privacy"] > 0
+
+
+@pytest.mark.parametrize("reciprocity", ["independent", "full"])
+def test_algorithm3_against_scipy(reciprocity):
+    """Small instances vs SLSQP from several starts.
+
+    * Algorithm 3 = the best SLSQP point of (11) at its sigma = sigma_thr (rel. 1e-6);
+    * the joint optimum (extension) = the best SLSQP point of (8) (rel. 1e-6);
+    * Algorithm 3's gap to the best point of (8) is entirely sigma's: wherever it exceeds
+      1e-4, SLSQP's best sigma is above sigma_thr (Fig. 3-like trust levels make this happen).
+    """
+    rng = np.random.default_rng(7 if reciprocity == "independent" else 6)
+    gaps = []
+    for eps_low, eps_high, d_max in ((0.5, 5.0, 20), (0.1, 1000.0, 4)):
+        for n in (3, 4, 5):
+            net, priv = random_instance(rng, n, reciprocity, eps_low=eps_low, eps_high=eps_high)
+            d = int(rng.integers(1, d_max))
+            alg3 = pr.pricer_optimise(net, priv, d)
+            joint = pr.optimise_joint(net, priv, d)
+            fixed, _, _ = pr.scipy_reference(net, priv, d, rng, starts=4, sigma=alg3.sigma_thr)
+            best, _, best_sigma = pr.scipy_reference(net, priv, d, rng, starts=4)
+            assert alg3.objective <= fixed * (1 + 1e-6) + 1e-12
+            assert joint.objective <= best * (1 + 1e-6) + 1e-12
+            assert alg3.objective >= joint.objective - 1e-12
+            gap = alg3.objective / best - 1
+            if gap > 1e-4:
+                assert best_sigma > alg3.sigma_thr * (1 + 1e-4)
+            gaps.append(gap)
+    assert max(gaps) > 1e-2  # the gap is real on these instances (reported, not hidden)
+
+
+def test_nonprivate_limit_is_collaborative_relaying():
+    """eps = .inf: sigma = 0, weights unbiased, and the QP optimum of sigma_tv^2 alone (ColRel)."""
+    rng = np.random.default_rng(8)
+    for reciprocity in ("independent", "full"):
+        net, _ = random_instance(rng, 4, reciprocity)
+        res = pr.nonprivate_optimise(net, d=100)
+        assert res.sigma == 0.0 and res.sigma_pr2 == 0.0
+        assert np.abs(pr.unbiasedness_residual(res.A, net)).max() < 1e-12
+        priv = pr.make_privacy(np.inf, 1e-3, 1.0, 4)
+        best, _, _ = pr.scipy_reference(net, priv, 100, rng, starts=3, sigma=0.0)
+        assert res.objective <= best * (1 + 1e-6)
+        # eps -> inf: the joint optimum of (8) tends to ColRel; Algorithm 3 does not, because at
+        # sigma = sigma_thr a uniform eps leaves the caps 1 / min_i sum_j p_j p_ij unchanged
+        loose = pr.make_privacy(1e9, 1e-3, 1.0, 4)
+        assert pr.optimise_joint(net, loose, 100).objective == pytest.approx(res.objective, rel=1e-4)
+        alg3 = pr.pricer_optimise(net, loose, 100)
+        caps = pr.weight_caps(loose, alg3.sigma)
+        assert caps.max() == pytest.approx(1 / (net.p * net.P).sum(axis=1).min(), rel=1e-9)
+
+
+# --------------------------------------------------------------------------- Monte Carlo
+
+
+@pytest.mark.parametrize("reciprocity", ["independent", "full"])
+def test_simulation_unbiased_and_matches_theorem32(reciprocity):
+    rng = np.random.default_rng(9)
+    n, d, draws = 6, 30, 40_000
+    net, priv = random_instance(rng, n, reciprocity)
+    res = pr.pricer_optimise(net, priv, d)
+    X = pr.heavy_tailed_data(n, d, priv.R, rng)
+    est = pr.simulate_estimates(res.A, res.sigma, net, X, draws, rng)
+    err = est - X.mean(axis=0)
+    # Lemma 3.1: every coordinate's mean error is 0 (max |t| over d coordinates, Bonferroni)
+    t = err.mean(axis=0) / (err.std(axis=0, ddof=1) / math.sqrt(draws))
+    assert np.abs(t).max() < Z
+    sq = np.sum(err**2, axis=1)
+    mse, se = sq.mean(), sq.std(ddof=1) / math.sqrt(draws)
+    exact = pr.exact_mse(res.A, res.sigma, net, X)
+    assert abs(mse - exact) < Z * se
+    assert exact <= res.objective * (1 + 1e-12)  # Theorem 3.2
+    assert mse <= res.objective + Z * se
+    # worst case x_i = R e_1 attains the bound (4)
+    Xw = np.zeros((n, d))
+    Xw[:, 0] = priv.R
+    assert pr.exact_mse(res.A, res.sigma, net, Xw) == pytest.approx(res.objective, rel=1e-12)
+
+
+def test_per_link_noise_has_the_aggregate_law():
+    rng = np.random.default_rng(10)
+    net, priv = random_instance(rng, 4)
+    res = pr.pricer_optimise(net, priv, 8)
+    sigma = 3.0  # make the noise dominate
+    X = pr.heavy_tailed_data(4, 8, 1.0, rng)
+    a = pr.squared_errors(pr.simulate_estimates(res.A, sigma, net, X, 4000, rng, "per_link"), X)
+    b = pr.squared_errors(pr.simulate_estimates(res.A, sigma, net, X, 4000, rng, "aggregate"), X)
+    exact = pr.exact_mse(res.A, sigma, net, X)
+    for v in (a, b):
+        assert abs(v.mean() - exact) < Z * v.std(ddof=1) / math.sqrt(v.size)
+
+
+def test_naive_simulation_matches_its_mse():
+    rng = np.random.default_rng(11)
+    net = pr.make_network([0.2, 0.9, 0.5], np.eye(3))
+    X = pr.heavy_tailed_data(3, 20, 1.0, rng)
+    sq = pr.squared_errors(pr.simulate_naive(net, X, 50_000, rng), X)
+    assert abs(sq.mean() - pr.naive_mse(net, X)) < Z * sq.std(ddof=1) / math.sqrt(sq.size)
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def test_fig3_table_small():
+    rng = np.random.default_rng(12)
+    table = pr.pricer_fig3_table({"kind": "trust", "p_c": [0.5], "trusted": [0, 2, 5], "draws": 3000}, rng)
+    assert {"curve", "trusted", "mse", "se", "runs", "kind", "p_c"} <= set(table.columns)
+    alg3 = table[table.kind == "algorithm3"].set_index("trusted")["mse"]
+    joint = table[table.kind == "joint"].set_index("trusted")["mse"]
+    sim = table[table.kind == "simulated"].set_index("trusted")
+    assert (joint <= alg3 + 1e-12).all()
+    assert alg3.is_monotonic_decreasing and joint.is_monotonic_decreasing
+    assert (np.abs(sim["mse"] - alg3) < Z * sim["se"]).all()
+    assert (sim["runs"] == 3000).all()
+
+
+def test_fig4_table_small():
+    rng = np.random.default_rng(13)
+    table = pr.pricer_fig4_table(
+        {"kind": "connectivity", "d": 50, "realisations": 6, "draws": 100}, rng)
+    assert set(table["curve"]) == {"naive", "PriCER", "naive exact", "PriCER exact", "PriCER bound"}
+    wide = table.pivot(index="good_nodes", columns="curve", values="mse")
+    assert (wide["PriCER exact"] < wide["naive exact"]).all()  # the paper's Fig. 4 claim
+    assert (wide["PriCER exact"] <= wide["PriCER bound"]).all()
+    sims = table[table.kind == "simulated"]
+    assert (sims["runs"] == 6).all() and sims["se"].notna().all()
+
+
+def test_feasible_set_and_plots(tmp_path):
+    table = pr.feasible_set_table({"kind": "feasible_set"})
+    feas = table[table.curve.str.startswith("feasible")]
+    assert not (feas.sigma_factor < 1).any()  # below sigma_thr the box misses H in some row
+    net, priv = pr.fig2_instance({"kind": "feasible_set"})
+    for (i, _), pts in feas.groupby(["row", "curve"]):
+        g = net.p * net.P[i - 1]
+        np.testing.assert_allclose(g[0] * pts.alpha_1 + g[1] * pts.alpha_2, 1.0)
+    meta = {"figure": "t", "interpretations": list(pr.PRICER_INTERPRETATIONS)}
+    pdf, png = tmp_path / "f.pdf", tmp_path / "f.png"
+    pr.plot_pricer(table, "feasible_set", "Fig. 2", meta, pdf, png)
+    assert png.stat().st_size > 0 and b"/Subject" in pdf.read_bytes()
+    small = pd.DataFrame({"curve": ["naive", "PriCER"] * 2, "kind": "simulated", "good_nodes": [0, 0, 1, 1],
+                          "mse": [0.1, 0.05, 0.08, 0.03], "se": 0.001, "runs": 5})
+    pr.plot_pricer(small, "connectivity", "Fig. 4", meta, pdf, png)
+    json.dumps(meta)
