@@ -3,7 +3,8 @@
 One agent-step = one agent receiving a sample, querying one agent (p-sum release, T and
 Var[T] update) and re-testing it; with ``--retest every_step`` each step also re-tests
 all M - 1 pairs.  Prints agent-steps/s per core and the projected time of fig2_sim
-(8 curves x 20 runs x t_max 3e4, M = 200) and fig4_laplace (4 curves x 100 runs, M = 15).
+(8 curves x 20 runs x t_max 3e4, M = 200), fig3_varest (5 curves incl. the unknown-variance
+schemes, 20 runs) and fig4_laplace (4 curves x 100 runs, M = 15).
 
     python benchmarks/bench_colme.py [--t-max 3000] [--retest query]
 """
@@ -42,7 +43,15 @@ def main() -> None:
     parser.add_argument("--cores", type=int, default=2)
     args = parser.parse_args()
     fig4_curves = tuple(ColmeCurve("rr", m, "last", n) for m in ("pm1", "pm2") for n in ("gaussian", "laplace"))
-    for name, n_agents, curves, runs in (("fig2_sim", 200, FIG2_CURVES, 20), ("fig4_laplace", 15, fig4_curves, 100)):
+    fig3_curves = tuple(ColmeCurve(variance=v) for v in ("known", "schvar1", "schvar2", "schvar2_bayes")) + (
+        ColmeCurve(weights="mom"),
+    )
+    panels = (
+        ("fig2_sim", 200, FIG2_CURVES, 20),
+        ("fig3_varest", 200, fig3_curves, 20),
+        ("fig4_laplace", 15, fig4_curves, 100),
+    )
+    for name, n_agents, curves, runs in panels:
         steps_per_second = rate(n_agents, curves, args.t_max, args.retest)
         total = len(curves) * runs * 30_000 * n_agents
         print(
