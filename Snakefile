@@ -23,11 +23,13 @@ include: "workflow/rules/analytic.smk"
 include: "workflow/rules/zoom.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/claims.smk"
+include: "workflow/rules/pricer.smk"
 
 
 rule all:
     default_target: True
     input:
         figure_targets(),
+        PRICER_TARGETS,
         "results/claims.csv",
         "results/claims.md",
