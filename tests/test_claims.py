@@ -19,6 +19,8 @@ from colme.claims import (
     bound_value,
     closeness,
     convergence,
+    crossing,
+    decreasing,
     evaluate,
     gain,
     larger_gap,
@@ -253,7 +255,8 @@ def arguments(claim):
 def test_claims_file_is_well_formed():
     claims = load_claims(CLAIMS)
     assert len({c["id"] for c in claims}) == len(claims), "duplicate claim ids"
-    figures = set(yaml.safe_load((ROOT / "config.yaml").read_text())["figures"])
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    figures = set(config["figures"]) | set(config.get("pricer_figures") or {})
     for claim in claims:
         arguments(claim)
         assert "{" not in claim["id"] + claim["claim"], claim["id"]
@@ -263,6 +266,9 @@ def test_claims_file_is_well_formed():
                 "fig4_laplace_oracle"}
     assert seed004 <= {c["figure"] for c in claims}
     assert table_figures(claims) >= seed004
+    new = {"fig3_varest", "fig3_varest_zoom", "pricer_fig3", "pricer_fig4"}
+    assert table_figures(claims) >= new
+    assert {"crossing", "decreasing"} <= {c["check"] for c in claims}
     # Bound tables only where a bound_value claim reads one: the seed 004 figures have none.
     assert bound_figures(claims) == {"fig1_r5", "fig1_r20"}
 
@@ -317,3 +323,96 @@ def test_claims_refer_to_curves_of_the_built_tables():
     results = evaluate(claims, tables, bounds)
     assert len(results) == len(claims)
     assert set(results["verdict"]) <= {REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE}
+
+
+# Crossing: curve A above B early, below for good after t0 (a tanh step of +-50%), on the
+# grid t = 10, 20, ..., 2000; the paper's crossing at t = 600, tolerance a factor 1.5.
+TC = np.arange(10, 2001, 10)
+
+
+def crossing_table(t0, rel_se=0.001, runs=20, shape=None):
+    ref = 1.0 / TC
+    a = ref * (1 + 0.5 * np.tanh((t0 - TC) / 100.0)) if shape is None else ref * shape
+    return pd.concat(
+        pd.DataFrame({"curve": name, "t": TC, "mse": mse, "se": rel_se * mse, "runs": runs})
+        for name, mse in (("A", a), ("B", ref))
+    )
+
+
+@pytest.mark.parametrize(
+    "data, expected",
+    [
+        (crossing_table(600), REPRODUCED),
+        (crossing_table(500), REPRODUCED),
+        (crossing_table(600, rel_se=0.0, runs=0), REPRODUCED),  # exact curves
+        (crossing_table(1500), NOT_REPRODUCED),  # crosses far too late
+        (crossing_table(200), NOT_REPRODUCED),  # far too early
+        (crossing_table(600, shape=1.5 + 0 * TC), NOT_REPRODUCED),  # never crosses
+        (crossing_table(600, shape=0.5 + 0 * TC), NOT_REPRODUCED),  # never worse early
+        (crossing_table(600, rel_se=0.5), INCONCLUSIVE),  # Monte Carlo noise
+        (crossing_table(890, rel_se=0.1), INCONCLUSIVE),  # band straddles 900
+        (crossing_table(600, runs=1, rel_se=np.nan), INCONCLUSIVE),  # a single run
+    ],
+)
+def test_crossing(data, expected):
+    result = crossing(data, "A", "B", paper=600, factor=1.5)
+    assert result.verdict == expected, result
+
+
+def test_crossing_estimate_band_and_for_good():
+    result = crossing(crossing_table(600), "A", "B", paper=600, factor=1.5)
+    estimate = float(result.measured.split("~ ")[1].split(",")[0])
+    assert estimate == pytest.approx(600, abs=5)
+    assert "band (590, 610]" in result.measured, result
+    # An early transient dip below B does not count: the crossing "for good" is the last.
+    shape = 1 + 0.5 * np.tanh((600 - TC) / 100.0) - 1.2 * ((TC >= 200) & (TC <= 250))
+    result = crossing(crossing_table(600, shape=shape), "A", "B", paper=600, factor=1.5)
+    assert result.verdict == REPRODUCED and "band (590, 610]" in result.measured, result
+    # The same transient late (A back above B at t = 1500) moves the crossing: not at 600.
+    shape = 1 + 0.5 * np.tanh((600 - TC) / 100.0) + 1.2 * ((TC >= 1500) & (TC <= 1550))
+    result = crossing(crossing_table(600, shape=shape), "A", "B", paper=600, factor=1.5)
+    assert result.verdict == NOT_REPRODUCED and "band (1550, 1560]" in result.measured, result
+
+
+X = np.arange(10)
+
+
+def trend_table(mse, se, runs=0):
+    return pd.DataFrame({"curve": "A", "trusted": X, "mse": mse, "se": se, "runs": runs})
+
+
+@pytest.mark.parametrize(
+    "mse, se, expected",
+    [
+        (1.0 / (1 + X), 0 * X, REPRODUCED),  # exact, strictly decreasing
+        (np.minimum(1.0 / (1 + X), 0.2), 0 * X, NOT_REPRODUCED),  # exact, flat from x = 4
+        (1.0 / (1 + X) + 0.5 * (X == 9), 0 * X, NOT_REPRODUCED),  # exact, last step up
+        (1.0 / (1 + X), 0.001 / (1 + X), REPRODUCED),  # Monte Carlo, precise
+        (1.0 / (1 + X) + 0.5 * (X == 9), 0.001 / (1 + X), NOT_REPRODUCED),
+        (1.0 / (1 + X), 0.5 / (1 + X), INCONCLUSIVE),  # Monte Carlo, noisy
+    ],
+)
+def test_decreasing(mse, se, expected):
+    runs = 0 if not np.any(se) else 100
+    result = decreasing(trend_table(mse, se, runs), "A", x="trusted")
+    assert result.verdict == expected, result
+    assert "trusted" in result.criterion
+
+
+def test_exact_values_with_undefined_se():
+    # runs = 0 with se = NaN (the PriCER tables' optimised objectives) is exact ...
+    result = decreasing(trend_table(1.0 / (1 + X), np.nan * X), "A", x="trusted")
+    assert result.verdict == REPRODUCED and "exact" in result.measured, result
+    # ... while se = NaN with runs >= 1 (a single run) stays undefined.
+    result = decreasing(trend_table(1.0 / (1 + X), np.nan * X, runs=1), "A", x="trusted")
+    assert result.verdict == INCONCLUSIVE, result
+
+
+def test_ordering_on_another_x_column():
+    data = table(A=precise(1), B=precise(2)).rename(columns={"t": "good_nodes"})
+    result = ordering(data, "A", "B", t_range=(0.0, 1.0), x="good_nodes")
+    assert result.verdict == REPRODUCED and "good_nodes" in result.measured, result
+    assert gain(data.replace({"B": "Local"}), "A", x="good_nodes").verdict == REPRODUCED
+    with pytest.raises(KeyError):
+        ordering(data, "A", "B")  # no t column
+

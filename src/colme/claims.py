@@ -49,18 +49,27 @@ def _verdict(holds: bool, contradicted: bool) -> str:
     return REPRODUCED if holds else INCONCLUSIVE
 
 
-def curve_rows(table: pd.DataFrame, name: str, t_range=(0.0, 1.0)) -> pd.DataFrame:
-    """``mse``, ``se`` and ``runs`` of one curve indexed by t, for t in [lo, hi] x the
-    table's t_max."""
+def curve_rows(table: pd.DataFrame, name: str, t_range=(0.0, 1.0), x="t") -> pd.DataFrame:
+    """``mse``, ``se`` and ``runs`` of one curve indexed by its x column (``x``, default
+    t), for x in [lo, hi] x the table's largest x (t_max).
+
+    A row with runs = 0 and an undefined se (NaN) is an exact value (the PriCER tables'
+    optimised objectives): its se is 0.  NaN with runs >= 1 (a single run) stays NaN."""
     rows = table[table["curve"] == name]
     if rows.empty:
         raise KeyError(f"no curve {name!r}; the table has {sorted(table['curve'].unique())}")
-    t_max = table["t"].max()
+    if x not in table.columns:
+        raise KeyError(f"no x column {x!r}; the table has {list(table.columns)}")
+    t_max = table[x].max()
     lo, hi = t_range
-    rows = rows[(rows["t"] >= lo * t_max) & (rows["t"] <= hi * t_max)]
+    rows = rows[(rows[x] >= lo * t_max) & (rows[x] <= hi * t_max)]
     if rows.empty:
-        raise ValueError(f"no recorded t in [{lo:g}, {hi:g}] x t_max for {name!r}")
-    return rows.set_index("t")[["mse", "se", "runs"]].sort_index()
+        raise ValueError(f"no recorded {x} in [{lo:g}, {hi:g}] x {x}_max for {name!r}")
+    if rows[x].duplicated().any():
+        raise ValueError(f"curve {name!r} has several rows at the same {x}")
+    rows = rows.set_index(x)[["mse", "se", "runs"]].sort_index()
+    rows["se"] = rows["se"].mask(rows["se"].isna() & (rows["runs"] == 0), 0.0)
+    return rows
 
 
 def _aligned(a: pd.DataFrame, b: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -109,7 +118,7 @@ def _below(factor: float, name: str) -> str:
 
 
 def ordering(
-    table: pd.DataFrame, below: str, above: str, t_range=(0.1, 1.0), factor=1.0, k=K
+    table: pd.DataFrame, below: str, above: str, t_range=(0.1, 1.0), factor=1.0, k=K, x="t"
 ) -> Verdict:
     """Curve ``below`` has a lower MSE than ``factor`` x curve ``above`` over ``t_range``
     (fractions of t_max); ``factor`` < 1 asks for a margin ("well below": 0.5).
@@ -120,36 +129,38 @@ def ordering(
     judged at every t, so a reversal at a single t contradicts the claim: read the t
     reported with it.  Exact curves (se = 0 on both sides, e.g. analytic ones) are compared
     exactly: reproduced if below < factor x above at every t, not reproduced otherwise (a
-    tie included).
+    tie included).  ``x`` names the table's x column (default t; e.g. good_nodes).
     """
-    a, b = _aligned(curve_rows(table, below, t_range), curve_rows(table, above, t_range))
+    a, b = _aligned(curve_rows(table, below, t_range, x), curve_rows(table, above, t_range, x))
     z, exact = _z(factor * b["mse"] - a["mse"], np.hypot(a["se"], factor * b["se"]), b["mse"])
     ratio = (a["mse"] / b["mse"]).to_numpy()
     worst = int(np.lexsort((-ratio, np.where(np.isnan(z), np.inf, z)))[0])
     lo, hi = t_range
     where = "exact comparison" if exact.all() else f"min z = {z[worst]:.2f}"
     return Verdict(
-        f"{_below(factor, above)} - {below} > {k:g} se at every t in [{lo:g}, {hi:g}] t_max "
-        f"(not reproduced if < -{k:g} se at some t; se = 0: exact)",
-        f"{where} at t = {a.index[worst]:g} ({len(z)} t), where {below} / {above} = "
-        f"{ratio[worst]:.3g}; {ratio[-1]:.3g} at t = {a.index[-1]:g}; {_runs(a, b)}",
+        f"{_below(factor, above)} - {below} > {k:g} se at every {x} in [{lo:g}, {hi:g}] "
+        f"{x}_max (not reproduced if < -{k:g} se at some {x}; se = 0: exact)",
+        f"{where} at {x} = {a.index[worst]:g} ({len(z)} {x}), where {below} / {above} = "
+        f"{ratio[worst]:.3g}; {ratio[-1]:.3g} at {x} = {a.index[-1]:g}; {_runs(a, b)}",
         _verdict(*_strict(z, exact, k)),
     )
 
 
-def gain(table: pd.DataFrame, curve: str, benchmark="Local", tail=0.1, factor=1.0, k=K) -> Verdict:
+def gain(
+    table: pd.DataFrame, curve: str, benchmark="Local", tail=0.1, factor=1.0, k=K, x="t"
+) -> Verdict:
     """Collaborative gain: ``curve`` below ``factor`` x ``benchmark`` over the last ``tail``
     of the t range (an ``ordering`` check; factor 0.5 for "well below")."""
-    return ordering(table, curve, benchmark, (1.0 - tail, 1.0), factor, k)
+    return ordering(table, curve, benchmark, (1.0 - tail, 1.0), factor, k, x)
 
 
 def no_gain(
-    table: pd.DataFrame, curve: str, benchmark="Local", tail=0.1, factor=1.0, k=K
+    table: pd.DataFrame, curve: str, benchmark="Local", tail=0.1, factor=1.0, k=K, x="t"
 ) -> Verdict:
     """No (or no large) collaborative gain: ``curve`` above ``factor`` x ``benchmark`` over
     the last ``tail`` of the t range (an ``ordering`` check; factor 0.5 for "not well
     below", the negation of ``gain`` with the same factor)."""
-    return ordering(table, benchmark, curve, (1.0 - tail, 1.0), 1.0 / factor, k)
+    return ordering(table, benchmark, curve, (1.0 - tail, 1.0), 1.0 / factor, k, x)
 
 
 def convergence(table: pd.DataFrame, curve: str, reference: str, tol=0.25, k=K) -> Verdict:
@@ -314,6 +325,85 @@ def bound_value(bound: pd.DataFrame, quantity: str, paper: float, resolution=0.1
     )
 
 
+def decreasing(table: pd.DataFrame, curve: str, t_range=(0.0, 1.0), k=K, x="t") -> Verdict:
+    """The MSE of ``curve`` decreases as x grows: at every step between consecutive
+    recorded x of ``t_range`` (fractions of x_max; default the whole range).
+
+    With z = (mse(x_i) - mse(x_i+1)) / sqrt(se_i^2 + se_i+1^2) per step: reproduced if
+    z > k at every step; not reproduced if z < -k at some step (a significant increase);
+    inconclusive otherwise.  Exact curves (se = 0, e.g. an optimised objective) are
+    compared exactly: reproduced if every step decreases, not reproduced otherwise (a flat
+    step, i.e. a relative change <= TIE, included).
+    """
+    rows = curve_rows(table, curve, t_range, x)
+    if len(rows) < 2:
+        raise ValueError(f"{curve!r}: a trend needs at least two recorded {x}")
+    mse, se = rows["mse"].to_numpy(dtype=float), rows["se"].to_numpy(dtype=float)
+    z, exact = _z(mse[:-1] - mse[1:], np.hypot(se[:-1], se[1:]), mse[:-1])
+    step = mse[1:] / mse[:-1]
+    worst = int(np.lexsort((-step, np.where(np.isnan(z), np.inf, z)))[0])
+    xs, lo, hi = rows.index, *t_range
+    where = "exact comparison" if exact.all() else f"min z = {z[worst]:.2f}"
+    return Verdict(
+        f"{curve}: mse(next {x}) < mse({x}) by > {k:g} se at every step between consecutive "
+        f"{x} in [{lo:g}, {hi:g}] {x}_max (not reproduced if it increases by > {k:g} se at "
+        "some step; se = 0: exact, a flat step fails)",
+        f"{int(np.sum(z > k))} of {len(z)} steps decrease; "
+        f"{where} at {x} = {xs[worst]:g} -> {xs[worst + 1]:g}, where "
+        f"mse ratio = {step[worst]:.4g}; mse({x}={xs[-1]:g}) / mse({x}={xs[0]:g}) = "
+        f"{mse[-1] / mse[0]:.3g}; {_runs(rows)}",
+        _verdict(*_strict(z, exact, k)),
+    )
+
+
+def crossing(
+    table: pd.DataFrame, curve: str, reference: str, paper: float, factor=1.5, k=K, x="t"
+) -> Verdict:
+    """``curve`` is above ``reference`` early, then crosses it and stays below "for good",
+    at about the paper's x = ``paper`` (tolerance: within a factor ``factor``).
+
+    With d = curve - reference and z = d / sqrt(se_c^2 + se_r^2) at every recorded x:
+    x_lo is the last x with z > k (curve significantly above: the crossing for good is
+    later) and x_hi the first x after x_lo with z < -k (significantly below: the crossing
+    is at or before it), so the crossing lies in the band (x_lo, x_hi], the crossing
+    time's uncertainty.  Its point estimate is the last sign change of d in the band
+    (linear interpolation; "-" if d does not change sign there).  Reproduced if the band
+    lies inside [paper / factor, paper x factor]; not reproduced if it lies entirely
+    outside (x_hi < paper / factor, e.g. a curve below from the start, or x_lo >= paper x
+    factor, e.g. no crossing at all); inconclusive otherwise (the band straddles a
+    tolerance limit, or is unbounded on a side inside the tolerance: too few runs).  Exact
+    curves (se = 0) give z = +-inf: the band is then the grid interval of the crossing.
+    """
+    a, b = _aligned(curve_rows(table, curve, x=x), curve_rows(table, reference, x=x))
+    d = (a["mse"] - b["mse"]).to_numpy(dtype=float)
+    z, _ = _z(d, np.hypot(a["se"], b["se"]), b["mse"])
+    xs = a.index.to_numpy(dtype=float)
+    above = np.flatnonzero(z > k)
+    i_lo = int(above[-1]) if above.size else None
+    start = 0 if i_lo is None else i_lo
+    below = np.flatnonzero(z[start:] < -k)
+    i_hi = start + int(below[0]) if below.size else None
+    x_lo = -np.inf if i_lo is None else xs[i_lo]
+    x_hi = np.inf if i_hi is None else xs[i_hi]
+    stop = len(xs) - 1 if i_hi is None else i_hi
+    estimate = None
+    for j in range(stop - 1, start - 1, -1):
+        if d[j] > 0 >= d[j + 1]:
+            estimate = xs[j] + (xs[j + 1] - xs[j]) * d[j] / (d[j] - d[j + 1])
+            break
+    lo, hi = paper / factor, paper * factor
+    est = "-" if estimate is None else f"{estimate:.4g}"
+    return Verdict(
+        f"{curve} crosses {reference} from above for good at {x} within a factor {factor:g} "
+        f"of the paper's {paper:g}: the band (last {x} with {curve} - {reference} > {k:g} se, "
+        f"first later {x} with < -{k:g} se] inside [{lo:.4g}, {hi:.4g}] (not reproduced if "
+        "entirely outside, no crossing included)",
+        f"crossing at {x} ~ {est}, band ({x_lo:g}, {x_hi:g}] ({len(xs)} {x}); "
+        f"{_runs(a, b)}",
+        _verdict(bool(x_lo >= lo and x_hi <= hi), bool(x_hi < lo or x_lo >= hi)),
+    )
+
+
 CHECKS = {
     "ordering": ordering,
     "gain": gain,
@@ -323,6 +413,8 @@ CHECKS = {
     "smoother": smoother,
     "larger_gap": larger_gap,
     "bound_value": bound_value,
+    "decreasing": decreasing,
+    "crossing": crossing,
 }
 CLAIM_KEYS = ("id", "figure", "claim", "check", "other_figure")
 

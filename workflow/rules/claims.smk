@@ -4,9 +4,13 @@ from colme.claims import bound_figures, load_claims, table_figures
 
 CLAIMS = Path(workflow.basedir) / "workflow/claims.yaml"
 CLAIM_LIST = load_claims(CLAIMS)
-# Tidy tables of the claims' figures (own and cross-figure); bound tables only where a
-# bound_value claim reads one (the Private-ColME figures have none).
-CLAIM_FIGURES = sorted(table_figures(CLAIM_LIST) & set(FIGURES))
+# Tidy tables of the claims' figures (own and cross-figure), from `figures` or from
+# `pricer_figures` (rule pricer_table; PRICER_FIGURES is defined after this file is
+# included, hence the config lookup); bound tables only where a bound_value claim reads one
+# (the Private-ColME and PriCER figures have none).
+CLAIM_FIGURES = sorted(
+    table_figures(CLAIM_LIST) & (set(FIGURES) | set(config.get("pricer_figures") or {}))
+)
 BOUND_FIGURES = sorted(bound_figures(CLAIM_LIST) & set(FIGURES))
 
 
