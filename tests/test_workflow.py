@@ -91,4 +91,5 @@ def test_html_report_has_every_figure_with_its_caption(built):
     for figure in ("tiny_a", "tiny_b", "tiny_c", "tiny_d"):
         assert figure in html
     assert "Choices where the paper is silent" in html and "Package versions" in html
+    assert "wall time (core-s)" in html
     assert "Claims checked" in html

@@ -1,5 +1,6 @@
 """Config validation and helpers shared by the rules."""
 
+import json
 import sys
 from pathlib import Path
 
@@ -65,6 +66,28 @@ def engine_figures(engine):
     """Regex matching the names of the figures simulated by ``engine``."""
     names = [f for f in FIGURES if config["figures"][f]["engine"] == engine]
     return "|".join(names) if names else "(?!)"
+
+
+def report_labels(kind):
+    """Report labels of a figure's file, read at report time from its provenance.
+
+    Evaluated by `snakemake --report` (not at DAG time), so the wall time the simulation
+    took can sit next to the figure without making the figure rule rerun.
+    """
+
+    def labels(wildcards, input):
+        meta = json.loads(Path(input.meta).read_text())
+        seconds = meta.get("simulation_seconds", meta.get("analytic_seconds", 0.0))
+        return {
+            "figure": wildcards.figure,
+            "file": kind,
+            "runs": meta["runs"],
+            "seed": meta["settings"]["seed"],
+            "preset": meta["settings"]["preset"],
+            "wall time (core-s)": round(float(seconds), 1),
+        }
+
+    return labels
 
 
 def figure_targets():
