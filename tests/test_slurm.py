@@ -7,7 +7,6 @@ missing, unless COLME_REQUIRE_SLURM=1 (as in CI), where a missing SLURM is a fai
 import os
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 from workflow_helpers import ROOT, snakemake

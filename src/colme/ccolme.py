@@ -22,7 +22,6 @@ import copy
 import math
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
 from ._jit import jit_noalias
