@@ -243,13 +243,17 @@ def report_caption(config: dict, figure: str) -> str:
     from .plotting import package_versions
 
     settings = figure_settings(config, figure)
-    lines = [f"**{settings.get('title') or figure}**", ""]
-    skip = {"title"}
-    lines += [f"- ``{key}``: {value}" for key, value in sorted(settings.items()) if key not in skip]
-    lines += ["", "Choices where the paper is silent:", ""]
-    lines += [f"- {choice}" for choice in interpretations(settings)]
     versions = ", ".join(f"{name} {version}" for name, version in package_versions().items())
-    lines += ["", f"Package versions: {versions}."]
+    caption = format_caption(settings.get("title") or figure, settings, interpretations(settings))
+    return caption + f"\n\nPackage versions: {versions}."
+
+
+def format_caption(title: str, settings: dict, choices) -> str:
+    """reStructuredText: bold title, one bullet per setting, then the choices made."""
+    lines = [f"**{title}**", ""]
+    lines += [f"- ``{key}``: {value}" for key, value in sorted(settings.items()) if key != "title"]
+    lines += ["", "Choices where the paper is silent:", ""]
+    lines += [f"- {choice}" for choice in choices]
     return "\n".join(lines)
 
 

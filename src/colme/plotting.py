@@ -119,13 +119,22 @@ def plot_mse_panel(table: pd.DataFrame, title: str, metadata: dict, pdf: Path, p
     ax.set_xlim(0, table["t"].max())
     ax.set_title(title, fontsize=9)
     fig.tight_layout()
+    save_figure(fig, title, metadata, pdf, png)
+
+
+def save_figure(
+    fig, title: str, metadata: dict, pdf: Path, png: Path,
+    keywords: str = "colme; differential privacy; personalized mean estimation",
+) -> None:
+    """Write PDF (provenance JSON in its Subject field) and PNG, then close the figure."""
+    pdf, png = Path(pdf), Path(png)
     pdf.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(
         pdf,
         metadata={
             "Title": title,
             "Subject": json.dumps(metadata, default=str),
-            "Keywords": "colme; differential privacy; personalized mean estimation",
+            "Keywords": keywords,
             "Creator": "colme reproducibility workflow",
         },
     )

@@ -25,7 +25,6 @@ What is here:
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -801,13 +800,6 @@ def resolve_settings(settings: dict) -> dict:
     return {**DEFAULTS[kind], **settings}
 
 
-def figure_generator(seed: int, figure: str) -> np.random.Generator:
-    """The figure's PCG64 stream, keyed by (root seed, figure name) as in colme.seeding."""
-    from .seeding import figure_key
-
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy=seed, spawn_key=(figure_key(figure),))))
-
-
 def table_for(settings: dict, rng: np.random.Generator) -> pd.DataFrame:
     """Dispatch on ``kind``: Fig. 3 (trust), Fig. 4 (connectivity) or Fig. 2 (feasible_set)."""
     s = resolve_settings(settings)
@@ -820,12 +812,10 @@ def table_for(settings: dict, rng: np.random.Generator) -> pd.DataFrame:
 
 def pricer_caption(figure: str, settings: dict, seed: int) -> str:
     """reStructuredText caption for the Snakemake report: settings, seed, interpretations."""
+    from .experiments import format_caption
+
     s = resolve_settings(settings)
-    lines = [f"**{s.get('title') or figure}**", "", f"- ``seed``: {seed}"]
-    lines += [f"- ``{key}``: {value}" for key, value in sorted(s.items()) if key != "title"]
-    lines += ["", "Choices where the paper is silent:", ""]
-    lines += [f"- {choice}" for choice in PRICER_INTERPRETATIONS]
-    return "\n".join(lines)
+    return format_caption(s.get("title") or figure, {**s, "seed": seed}, PRICER_INTERPRETATIONS)
 
 
 def trust_matrix(n: int, k: int, pattern: str = "ring_nearest") -> np.ndarray:
@@ -1031,26 +1021,13 @@ def feasible_set_table(settings: dict) -> pd.DataFrame:
 # --------------------------------------------------------------------------- plots
 
 
-def _save(fig, title: str, metadata: dict, pdf: Path, png: Path) -> None:
-    pdf, png = Path(pdf), Path(png)
-    pdf.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(pdf, metadata={
-        "Title": title,
-        "Subject": json.dumps(metadata, default=str),
-        "Keywords": "PriCER; collaborative relaying; differential privacy; mean estimation",
-        "Creator": "colme reproducibility workflow",
-    })
-    fig.savefig(png, dpi=150)
-
-
 def plot_pricer(table: pd.DataFrame, kind: str, title: str, metadata: dict, pdf: Path, png: Path) -> None:
     """Render Fig. 2, 3 or 4 (``kind``: feasible_set, trust, connectivity) to PDF + PNG.
 
     ``metadata`` (settings, interpretations, versions, timings) goes into the PDF Subject.
     """
-    import matplotlib
+    from .plotting import save_figure  # first: selects the Agg backend
 
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import seaborn as sns
 
@@ -1114,5 +1091,5 @@ def plot_pricer(table: pd.DataFrame, kind: str, title: str, metadata: dict, pdf:
         ax.set_yscale("log")
     fig.suptitle(title, fontsize=9)
     fig.tight_layout()
-    _save(fig, title, metadata, pdf, png)
-    plt.close(fig)
+    save_figure(fig, title, metadata, pdf, png,
+                keywords="PriCER; collaborative relaying; differential privacy; mean estimation")

@@ -24,3 +24,9 @@ def run_generator(root_seed: int, figure: str, run: int, stream: str) -> np.rand
         entropy=root_seed, spawn_key=(figure_key(figure), run, STREAMS[stream])
     )
     return np.random.Generator(np.random.PCG64(sequence))
+
+
+def figure_generator(root_seed: int, figure: str) -> np.random.Generator:
+    """PCG64 generator of a figure computed in one piece (no runs), keyed by its name."""
+    sequence = np.random.SeedSequence(entropy=root_seed, spawn_key=(figure_key(figure),))
+    return np.random.Generator(np.random.PCG64(sequence))

@@ -10,13 +10,14 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parents[1] / "src"))  # noqa: F
 
 from colme import pricer  # noqa: E402
 from colme.plotting import package_versions  # noqa: E402
+from colme.seeding import figure_generator  # noqa: E402
 from colme.results import atomic_write_text  # noqa: E402
 
 figure = snakemake.wildcards.figure  # noqa: F821
 seed = snakemake.params.seed  # noqa: F821
 settings = pricer.resolve_settings(dict(snakemake.params.settings))  # noqa: F821
 start = time.perf_counter()
-table = pricer.table_for(settings, pricer.figure_generator(seed, figure))
+table = pricer.table_for(settings, figure_generator(seed, figure))
 seconds = time.perf_counter() - start
 checks = {}
 if "max_violation" in table.columns:
