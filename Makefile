@@ -27,8 +27,8 @@ lint: $(BIN)/.installed
 	$(BIN)/snakefmt --check Snakefile workflow/rules
 
 bench: $(BIN)/.installed
-	$(BIN)/python benchmarks/bench_ccolme.py
-	$(BIN)/python benchmarks/bench_colme.py
+	$(BIN)/python benchmarks/bench_consensus.py
+	$(BIN)/python benchmarks/bench_queries.py
 
 clean:
 	rm -rf results .snakemake

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from colme.ccolme import PanelSpec
+from colme.consensus import PanelSpec
 from colme.graphs import adjacency
 from colme.privacy import unit_laplace_from_uniform
-from colme.rules import WEIGHT_OFFSETS, acceptance_threshold, alpha_table, mixing_matrix
+from colme.decision_rules import WEIGHT_OFFSETS, acceptance_threshold, alpha_table, mixing_matrix
 
 
 def reference_run(spec: PanelSpec, classes, edges, rng, on_step=None) -> np.ndarray:

@@ -12,7 +12,7 @@ from colme.analytic import (
     prop3_oracle_mse,
     remark3_rrr_oracle_mse,
 )
-from colme.colme import ColmeCurve, ColmeSpec, simulate_colme_runs
+from colme.queries import ColmeCurve, ColmeSpec, simulate_colme_runs
 from colme.mechanisms import psums
 from colme.populations import UniformClasses
 from colme.privacy import composed_privacy

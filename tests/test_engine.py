@@ -7,7 +7,7 @@ import pytest
 from reference import reference_run
 
 from colme.analytic import ALPHA_FACTOR, oracle_expected_mse, theorem1_coefficient
-from colme.ccolme import Curve, PanelSpec, simulate_runs
+from colme.consensus import Curve, PanelSpec, simulate_runs
 from colme.graphs import random_regular_edges
 from colme.populations import UniformClasses, component_sizes
 from colme.privacy import laplace_sigma_dp

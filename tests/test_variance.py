@@ -71,7 +71,7 @@ def pair_estimates(scheme, reps, k, gap, sigma_dp, sigma_w, rng, offset=2.0):
     """V_{b->a} after each of k PM-I answers, for ``reps`` independent pairs (real mechanism),
     and the final estimate before negative values are clipped, rebuilt from the kernel's
     own accumulators."""
-    from colme.colme import _estimate_variance
+    from colme.queries import _estimate_variance
     from colme.mechanisms import new_pair_state, release
 
     half_width = math.sqrt(3) / 2  # sigma = 1/2

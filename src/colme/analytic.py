@@ -31,7 +31,7 @@ from .mechanisms import (
     printed_pm2_noise_table,
     release,
 )
-from .rules import alpha_table, mixing_matrix
+from .decision_rules import alpha_table, mixing_matrix
 
 #: lim t * MSE / ((sigma^2 + sigma_DP^2)/n_a) for a fully mixing class component.
 #: alpha_t = t/(t+1): 2 (Theorem 1).  alpha_t = (floor(t/10)+1)/(floor(t/10)+2):

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .ccolme import Curve, PanelSpec
-from .colme import ColmeCurve, ColmeSpec
+from .consensus import Curve, PanelSpec
+from .queries import ColmeCurve, ColmeSpec
 from .populations import UniformClasses
-from .rules import ALPHA_SCHEDULES, RULES, WEIGHT_OFFSETS
+from .decision_rules import ALPHA_SCHEDULES, RULES, WEIGHT_OFFSETS
 
 PRESETS = ("default", "paper")
 ENGINES = ("ccolme", "colme", "oracle", "zoom")

@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from . import analytic
-from .ccolme import PanelSpec, simulate_runs
-from .colme import ColmeSpec, simulate_colme_runs
+from .consensus import PanelSpec, simulate_runs
+from .queries import ColmeSpec, simulate_colme_runs
 from .experiments import Chunk
 from .graphs import random_regular_edges
 from .mechanisms import pm2_levels

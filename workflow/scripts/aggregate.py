@@ -7,7 +7,7 @@ from pathlib import Path
 sys.stderr = sys.stdout = open(snakemake.log[0], "w")  # noqa: F821
 sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
 
-from colme.ccolme import PanelSpec  # noqa: E402
+from colme.consensus import PanelSpec  # noqa: E402
 from colme.experiments import interpretations, panel_spec  # noqa: E402
 from colme.plotting import package_versions  # noqa: E402
 from colme.results import (  # noqa: E402

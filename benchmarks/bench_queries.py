@@ -6,7 +6,7 @@ all M - 1 pairs.  Prints agent-steps/s per core and the projected time of fig2_s
 (8 curves x 20 runs x t_max 3e4, M = 200), fig3_varest (5 curves incl. the unknown-variance
 schemes, 20 runs) and fig4_laplace (4 curves x 100 runs, M = 15).
 
-    python benchmarks/bench_colme.py [--t-max 3000] [--retest query]
+    python benchmarks/bench_queries.py [--t-max 3000] [--retest query]
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from colme.colme import ColmeCurve, ColmeSpec, simulate_colme_runs
+from colme.queries import ColmeCurve, ColmeSpec, simulate_colme_runs
 from colme.populations import UniformClasses
 from colme.seeding import run_generator
 

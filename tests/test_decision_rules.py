@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from colme.privacy import laplace_beta_dp, laplace_sigma_dp
-from colme.rules import (
+from colme.decision_rules import (
     acceptance_threshold,
     alpha_table,
     bernstein_threshold,

@@ -2,7 +2,7 @@
 
 Everything here follows seed 002 (Yakimenka et al., "Communication-Constrained Private
 Decentralized Online Personalized Mean Estimation"), Sec. III.  The scalar threshold
-functions are compiled with Numba so the simulation kernel (``ccolme``) and the tests
+functions are compiled with Numba so the simulation kernel (``consensus``) and the tests
 call the very same code.
 
 All three rules are symmetric in (a, b) when all agents share the same data standard

@@ -28,7 +28,7 @@ from ._jit import jit_noalias
 from .graphs import csr_neighbours
 from .populations import UniformClasses
 from .privacy import laplace_beta_dp, laplace_sigma_dp, unit_laplace
-from .rules import (
+from .decision_rules import (
     RULES,
     WEIGHT_OFFSETS,
     acceptance_threshold,

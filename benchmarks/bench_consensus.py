@@ -4,7 +4,7 @@ Prints config-edge-updates per second per core, where one config-edge-update is 
 (agent a, neighbour b in N_a, curve) triple processed in one time step, i.e. a panel
 with M agents, degree r and C curves does M*r*C of them per step.  Usage:
 
-    python benchmarks/bench_ccolme.py [--t-max 3000] [--runs 2] [--dtype float32]
+    python benchmarks/bench_consensus.py [--t-max 3000] [--runs 2] [--dtype float32]
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from colme.ccolme import Curve, PanelSpec, simulate_runs
+from colme.consensus import Curve, PanelSpec, simulate_runs
 from colme.graphs import random_regular_edges
 from colme.populations import UniformClasses
 from colme.seeding import run_generator
