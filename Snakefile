@@ -1,6 +1,6 @@
 """Reproducibility workflow: DP collaborative online personalized mean estimation.
 
-config.yaml -> instances -> chunked Monte Carlo -> tables -> figures.
+config.yaml -> instances -> chunked Monte Carlo -> tables -> figures -> claims.
 `snakemake --cores all` builds every figure; `snakemake results/figures/<name>.pdf` one.
 """
 
@@ -18,18 +18,14 @@ report: "workflow/report/workflow.rst"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/instances.smk"
 include: "workflow/rules/simulate.smk"
-include: "workflow/rules/aggregate.smk"
-include: "workflow/rules/analytic.smk"
-include: "workflow/rules/zoom.smk"
+include: "workflow/rules/tables.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/claims.smk"
-include: "workflow/rules/pricer.smk"
 
 
 rule all:
     default_target: True
     input:
         figure_targets(),
-        PRICER_TARGETS,
         "results/claims.csv",
         "results/claims.md",

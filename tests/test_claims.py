@@ -256,7 +256,7 @@ def test_claims_file_is_well_formed():
     claims = load_claims(CLAIMS)
     assert len({c["id"] for c in claims}) == len(claims), "duplicate claim ids"
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
-    figures = set(config["figures"]) | set(config.get("pricer_figures") or {})
+    figures = set(config["figures"])
     for claim in claims:
         arguments(claim)
         assert "{" not in claim["id"] + claim["claim"], claim["id"]
@@ -269,7 +269,7 @@ def test_claims_file_is_well_formed():
     new = {"fig3_varest", "fig3_varest_zoom", "pricer_fig3", "pricer_fig4"}
     assert table_figures(claims) >= new
     assert {"crossing", "decreasing"} <= {c["check"] for c in claims}
-    # Bound tables only where a bound_value claim reads one: the seed 004 figures have none.
+    # Supplementary tables only where a bound_value claim reads one: the seed 004 figures have none.
     assert bound_figures(claims) == {"fig1_r5", "fig1_r20"}
 
 
@@ -292,8 +292,8 @@ def test_cross_figure_claims_need_both_tables():
 def built_tables(claims):
     tables = {f: pd.read_csv(TABLES / f"{f}.csv") for f in table_figures(claims)
               if (TABLES / f"{f}.csv").exists()}
-    bounds = {f: pd.read_csv(TABLES / f"{f}_bound.csv") for f in bound_figures(claims)
-              if (TABLES / f"{f}_bound.csv").exists()}
+    bounds = {f: pd.read_csv(TABLES / f"{f}_supplement.csv") for f in bound_figures(claims)
+              if (TABLES / f"{f}_supplement.csv").exists()}
     return tables, bounds
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from colme.config import validate_config
-from colme.experiments import ConfigError, chunks, figure_settings, time_grid
+from colme.config import ConfigError, resolve_figure, validate_config
+from colme.engines import run_chunks, time_grid
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
@@ -24,9 +24,9 @@ def broken(edit):
 def test_shipped_config_is_valid_and_gets_defaults():
     config = validate_config(CONFIG)
     assert config["figures"]["fig1_r5"]["weights"] == "eq2"
-    assert figure_settings(config, "fig1_r5")["runs"] == CONFIG["figures"]["fig1_r5"]["runs"]["default"]
+    assert resolve_figure(config, "fig1_r5")["runs"] == CONFIG["figures"]["fig1_r5"]["runs"]["default"]
     paper = validate_config({**CONFIG, "preset": "paper"})
-    assert figure_settings(paper, "fig1_r20")["runs"] == 4000
+    assert resolve_figure(paper, "fig1_r20")["runs"] == 4000
 
 
 @pytest.mark.parametrize(
@@ -70,10 +70,10 @@ def test_snakemake_refuses_bad_config_before_any_job(tmp_path):
 
 
 def test_chunks_cover_runs_and_grid_ends_at_t_max():
-    settings = {"runs": 103, "chunk_runs": 25}
-    parts = chunks(settings)
-    assert [(c.start, c.stop) for c in parts][-1] == (100, 103)
-    assert sum(c.stop - c.start for c in parts) == 103
+    parts = run_chunks(103, 25)
+    assert parts[-1] == (100, 103)
+    assert sum(stop - start for start, stop in parts) == 103
+    assert run_chunks(125, 25)[:4] == parts[:4]  # more runs only add chunks
     grid = time_grid(30000, 300, 80)
     assert grid[0] == 1 and grid[-1] == 30000 and (grid[1:] > grid[:-1]).all()
 
@@ -98,5 +98,5 @@ def test_every_schema_key_has_description_and_default():
 
 def test_figure_defaults_are_fig1_left():
     config = validate_config({"figures": {"mine": {"degree": 5, "eps": [1], "theta_k": [8]}}})
-    settings = figure_settings(config, "mine")
+    settings = resolve_figure(config, "mine")
     assert settings["n_agents"] == 200 and settings["rules"] == ["oracle", "bernstein", "optimistic"]

@@ -12,8 +12,15 @@ import pandas as pd
 import pytest
 
 from colme import pricer as pr
+from colme.config import ConfigError, figure_defaults
+from colme.interpretations import PRICER
 
 Z = 4.5
+
+
+def pricer_settings(kind, **settings):
+    """A PriCER figure's settings: the schema's defaults for ``kind``, then ``settings``."""
+    return {**figure_defaults("pricer", kind=kind), **settings}
 
 
 def random_instance(rng, n, reciprocity="independent", zeros=True, eps_low=0.3, eps_high=50.0):
@@ -80,11 +87,14 @@ def test_infeasible_settings_are_rejected():
     with pytest.raises(pr.PricerError, match="infeasible trust setting"):
         pr.trust_matrix(5, 5)
     with pytest.raises(pr.PricerError, match="infeasible trust setting"):
-        pr.fig4_instance({"kind": "connectivity", "n_nodes": 5}, 2)  # trusts 6 of 4 others
-    with pytest.raises(pr.PricerError, match="unknown PriCER setting"):
-        pr.resolve_settings({"kind": "trust", "pc": [0.5]})
-    with pytest.raises(pr.PricerError, match="kind="):
-        pr.resolve_settings({"kind": "fig9"})
+        pr.fig4_instance(pricer_settings("connectivity", n_nodes=5), 2)  # trusts 6 of 4 others
+    # ... and the config rejects them before any job runs, naming the key
+    with pytest.raises(ConfigError, match=r"unknown key\(s\) \['pc'\]"):
+        figure_defaults("pricer", kind="trust", pc=[0.5])
+    with pytest.raises(ConfigError, match=r"kind: 'fig9' is not allowed"):
+        figure_defaults("pricer", kind="fig9")
+    with pytest.raises(ConfigError, match=r"trusted=6: each node can trust 0 .. 4"):
+        figure_defaults("pricer", kind="connectivity", n_nodes=5)
     with pytest.raises(pr.PricerError, match="below sigma_thr"):
         net, priv = random_instance(np.random.default_rng(0), 3)
         pr.optimise_weights(net, priv, 0.5 * pr.sigma_threshold(net, priv))
@@ -186,7 +196,7 @@ def test_algorithm3_output_is_feasible_and_private(reciprocity):
         tuned, _ = pr.gauss_seidel(relaxed, net, caps, fine=True, sweeps=2000, tol=1e-12)
         assert pr.sigma_tv2(tuned, net) <= pr.sigma_tv2(relaxed, net) + 1e-15
         assert pr.sigma_tv2_relaxed(relaxed, net) <= pr.sigma_tv2_relaxed(tuned, net) + 1e-15
-        # sigma update (10) leaves Algorithm 3 at sigma_thr (see PRICER_INTERPRETATIONS)
+        # sigma update (10) leaves Algorithm 3 at sigma_thr (see colme.interpretations.PRICER)
         alg3 = pr.pricer_optimise(net, priv, 1)
         assert alg3.sigma == pytest.approx(alg3.sigma_thr, rel=1e-12)
         assert pr.sigma_update(alg3.A, priv, alg3.sigma_thr) == pytest.approx(alg3.sigma_thr, rel=1e-12)
@@ -310,7 +320,7 @@ def test_naive_simulation_matches_its_mse():
 
 def test_fig3_table_small():
     rng = np.random.default_rng(12)
-    table = pr.pricer_fig3_table({"kind": "trust", "p_c": [0.5], "trusted": [0, 2, 5], "draws": 3000}, rng)
+    table = pr.pricer_fig3_table(pricer_settings("trust", p_c=[0.5], trusted=[0, 2, 5], draws=3000), rng)
     assert {"curve", "trusted", "mse", "se", "runs", "kind", "p_c"} <= set(table.columns)
     alg3 = table[table.kind == "algorithm3"].set_index("trusted")["mse"]
     joint = table[table.kind == "joint"].set_index("trusted")["mse"]
@@ -324,7 +334,7 @@ def test_fig3_table_small():
 def test_fig4_table_small():
     rng = np.random.default_rng(13)
     table = pr.pricer_fig4_table(
-        {"kind": "connectivity", "d": 50, "realisations": 6, "draws": 100}, rng)
+        pricer_settings("connectivity", d=50, realisations=6, draws=100), rng)
     assert set(table["curve"]) == {"naive", "PriCER", "naive exact", "PriCER exact", "PriCER bound"}
     wide = table.pivot(index="good_nodes", columns="curve", values="mse")
     assert (wide["PriCER exact"] < wide["naive exact"]).all()  # the paper's Fig. 4 claim
@@ -334,14 +344,14 @@ def test_fig4_table_small():
 
 
 def test_feasible_set_and_plots(tmp_path):
-    table = pr.feasible_set_table({"kind": "feasible_set"})
+    table = pr.feasible_set_table(pricer_settings("feasible_set"))
     feas = table[table.curve.str.startswith("feasible")]
     assert not (feas.sigma_factor < 1).any()  # below sigma_thr the box misses H in some row
-    net, priv = pr.fig2_instance({"kind": "feasible_set"})
+    net, priv = pr.fig2_instance(pricer_settings("feasible_set"))
     for (i, _), pts in feas.groupby(["row", "curve"]):
         g = net.p * net.P[i - 1]
         np.testing.assert_allclose(g[0] * pts.alpha_1 + g[1] * pts.alpha_2, 1.0)
-    meta = {"figure": "t", "interpretations": list(pr.PRICER_INTERPRETATIONS)}
+    meta = {"figure": "t", "interpretations": list(PRICER)}
     pdf, png = tmp_path / "f.pdf", tmp_path / "f.png"
     pr.plot_pricer(table, "feasible_set", "Fig. 2", meta, pdf, png)
     assert png.stat().st_size > 0 and b"/Subject" in pdf.read_bytes()

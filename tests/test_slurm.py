@@ -43,7 +43,7 @@ def test_slurm_profile_run_is_bit_identical_to_local(cluster, built, tmp_path):
         timeout=900,
     )
     assert "submitted with SLURM jobid" in result.stdout + result.stderr
-    for name in ("tiny_a.csv", "tiny_a_bound.csv", "tiny_b.csv", "tiny_b_bound.csv"):
+    for name in ("tiny_a.csv", "tiny_a_supplement.csv", "tiny_b.csv", "tiny_b_supplement.csv"):
         assert (tmp_path / "results/tables" / name).read_bytes() == (
             built / "results/tables" / name
         ).read_bytes()

@@ -2,13 +2,15 @@
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
 
 import numpy as np
 import pandas as pd
-from workflow_helpers import snakemake, snakemake_command
+import yaml
+from workflow_helpers import TINY, planned_jobs, snakemake, snakemake_command
 
 
 def test_tables_and_figures_exist_with_required_columns(built):
@@ -21,7 +23,7 @@ def test_tables_and_figures_exist_with_required_columns(built):
         assert (simulated["se"] > 0).all() and (simulated["mse"] > 0).all()
         assert {"Local", "Ideal"} <= set(table["curve"])
         assert table["curve"].str.startswith("theorem1").any()
-        bound = pd.read_csv(built / f"results/tables/{figure}_bound.csv")
+        bound = pd.read_csv(built / f"results/tables/{figure}_supplement.csv")
         assert {"corollary1_mean_of_ratios", "corollary1_ratio_of_means"} <= set(bound["quantity"])
         for ext in ("pdf", "png"):
             assert (built / f"results/figures/{figure}.{ext}").stat().st_size > 1000
@@ -37,7 +39,7 @@ def test_private_colme_and_analytic_figures(built):
     simulated = pd.read_csv(built / "results/tables/tiny_c.csv")
     assert simulated.loc[simulated["kind"] == "simulated", "curve"].nunique() == 16
     assert {"schedule", "mechanism", "weights", "noise"} <= set(simulated.columns)
-    privacy = pd.read_csv(built / "results/tables/tiny_c_privacy.csv")
+    privacy = pd.read_csv(built / "results/tables/tiny_c_supplement.csv")
     assert np.allclose(privacy["sample_eps"], 1.0)
     analytic = pd.read_csv(built / "results/tables/tiny_d.csv")
     assert set(analytic["kind"]) == {"analytic"} and analytic["curve"].nunique() == 2 * 2 * 3 + 2
@@ -47,13 +49,13 @@ def test_private_colme_and_analytic_figures(built):
     assert unknown["curve"].str.contains("Sch-Var-2 Bayes").any()
     zoomed = pd.read_csv(built / "results/tables/tiny_f.csv")
     assert zoomed["t"].max() <= 40 and set(zoomed["curve"]) == set(unknown["curve"])
-    privacy = pd.read_csv(built / "results/tables/tiny_e_privacy.csv")
+    privacy = pd.read_csv(built / "results/tables/tiny_e_supplement.csv")
     assert np.allclose(privacy["sample_eps"], 1.0)
 
 
 def test_results_identical_whatever_cores_and_chunking(built, tmp_path):
     snakemake(tmp_path, "--cores", "1", "--config", "chunk_runs=3")
-    for name in ("tiny_a.csv", "tiny_a_bound.csv", "tiny_b.csv", "tiny_c.csv", "tiny_d.csv", "tiny_e.csv"):
+    for name in ("tiny_a.csv", "tiny_a_supplement.csv", "tiny_b.csv", "tiny_c.csv", "tiny_d.csv", "tiny_e.csv"):
         assert (tmp_path / "results/tables" / name).read_bytes() == (built / "results/tables" / name).read_bytes()
 
 
@@ -71,7 +73,7 @@ def test_killed_run_leaves_no_trusted_partial_output(built, tmp_path):
                                start_new_session=True)
     deadline = time.monotonic() + 120
     chunks_dir = tmp_path / "results/chunks"
-    while time.monotonic() < deadline and not list(chunks_dir.glob("*/chunk*.npz")):
+    while time.monotonic() < deadline and not list(chunks_dir.glob("*/runs*.npz")):
         time.sleep(0.05)
     os.killpg(process.pid, signal.SIGKILL)
     process.wait(timeout=30)
@@ -93,3 +95,46 @@ def test_html_report_has_every_figure_with_its_caption(built):
     assert "Choices where the paper is silent" in html and "Package versions" in html
     assert "wall time (core-s)" in html
     assert "Claims checked" in html
+
+
+def copy_of(built, tmp_path):
+    """A copy of the built workflow directory, mtimes and Snakemake's metadata included."""
+    target = tmp_path / "copy"
+    shutil.copytree(built, target, copy_function=shutil.copy2, symlinks=True)
+    return target
+
+
+def tiny_with(edit) -> str:
+    config = yaml.safe_load(TINY)
+    edit(config)
+    return yaml.safe_dump(config, sort_keys=False)
+
+
+def test_edits_plan_exactly_what_they_change(built, tmp_path):
+    """The issue's table, on a completed build: numbers rerun, cosmetics redraw, order is nothing."""
+    workdir = copy_of(built, tmp_path)
+    assert planned_jobs(workdir) == {}
+    # population.sigma changes every number: every chunk and everything downstream, no instance
+    sigma = tiny_with(lambda c: c.update(population={"sigma": 0.3}))
+    chunks = len(list((built / "results/chunks").rglob("runs*.npz")))
+    assert planned_jobs(workdir, sigma) == {"simulate": chunks, "table": 6, "figure": 6, "all": 1}
+    # a title: that figure only
+    title = tiny_with(lambda c: c["figures"]["tiny_a"].update(title="another title"))
+    assert planned_jobs(workdir, title) == {"figure": 1, "all": 1}
+    # the same config with its keys sorted (as a YAML tool may write it): nothing
+    assert planned_jobs(workdir, yaml.safe_dump(yaml.safe_load(TINY), sort_keys=True)) == {}
+    # runs 6 -> 8 with chunk_runs 2: the one new chunk, its instances, and what reads them
+    more = tiny_with(lambda c: c["figures"]["tiny_a"].update(runs=8))
+    assert planned_jobs(workdir, more) == {"instances": 1, "simulate": 1, "table": 1, "figure": 1, "all": 1}
+
+
+def test_more_runs_compute_only_the_new_chunks_with_identical_tables(built, tmp_path):
+    """Progressive fidelity: runs=4 first, then the config's runs; same bytes as from scratch."""
+    snakemake(tmp_path, "--cores", "2", "--config", "runs=4")
+    # tiny_a adds [4, 6); tiny_b's [0, 4) becomes [0, 5) and tiny_e's [2, 4) becomes [2, 3);
+    # tiny_c (4 runs) is complete
+    assert planned_jobs(tmp_path, TINY)["simulate"] == 3
+    result = snakemake(tmp_path, "--cores", "2")
+    assert (result.stdout + result.stderr).count("rule simulate:") == 3
+    for path in sorted((built / "results/tables").glob("*.csv")):
+        assert (tmp_path / "results/tables" / path.name).read_bytes() == path.read_bytes(), path.name

@@ -68,16 +68,33 @@ figures:
 """
 
 
-def snakemake_command(workdir: Path, *args: str) -> list[str]:
+def snakemake_command(workdir: Path, *args: str, config: str = TINY) -> list[str]:
     """Snakemake on the repository's workflow, in ``workdir``, with the tiny config."""
-    (workdir / "tiny.yaml").write_text(TINY)
+    (workdir / "tiny.yaml").write_text(config)
     return [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(workdir),
             "--configfile", str(workdir / "tiny.yaml"), *args]
 
 
-def snakemake(workdir: Path, *args: str, timeout: int = 600) -> subprocess.CompletedProcess:
+def snakemake(workdir: Path, *args: str, timeout: int = 600, config: str = TINY) -> subprocess.CompletedProcess:
     """Run Snakemake to completion; SIGINT (which it honours, unlike SIGTERM) on timeout."""
-    command = ["timeout", "-s", "INT", "-k", "30", str(timeout), *snakemake_command(workdir, *args)]
+    command = ["timeout", "-s", "INT", "-k", "30", str(timeout),
+               *snakemake_command(workdir, *args, config=config)]
     result = subprocess.run(command, capture_output=True, text=True, timeout=timeout + 60)
     assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
     return result
+
+
+def planned_jobs(workdir: Path, config: str = TINY, *args: str) -> dict[str, int]:
+    """Jobs per rule that `snakemake -n` plans in ``workdir`` with ``config`` (empty: none)."""
+    output = snakemake(workdir, "-n", "--cores", "1", *args, config=config).stdout
+    if "Job stats:" not in output:
+        assert "Nothing to be done" in output, output[-2000:]
+        return {}
+    lines = output.split("Job stats:", 1)[1].splitlines()[3:]
+    jobs = {}
+    for line in lines:
+        parts = line.split()
+        if len(parts) != 2 or parts[0] == "total":
+            break
+        jobs[parts[0]] = int(parts[1])
+    return jobs

@@ -448,7 +448,7 @@ def table_figures(claims: list[dict]) -> set[str]:
 
 
 def bound_figures(claims: list[dict]) -> set[str]:
-    """The figures whose bound table (<figure>_bound.csv) some claim reads."""
+    """The figures whose supplementary table (<figure>_supplement.csv: Corollary 1, Theorem 1) some claim reads."""
     return {c["figure"] for c in claims if c["check"] == "bound_value"}
 
 

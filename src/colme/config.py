@@ -1,7 +1,14 @@
-"""Configuration validation: JSON schema, defaults, then semantic checks.
+"""Configuration: validation (JSON schema with defaults, then cross-key checks) and resolution.
 
-Errors name the offending key (as a dotted path) and, where the schema lists them, the
-allowed values or keys, so a typo stops the workflow before any job runs.
+All validation lives here.  The schema (``workflow/schemas/config.schema.yaml``) checks
+every key's type and allowed values and supplies every default; ``check_config`` adds
+only what a schema cannot express (checks across keys).  Errors name the offending key
+(as a dotted path) and the allowed values or keys, so a typo stops the workflow before
+any job runs.
+
+``resolve_figure`` turns a validated config into one figure's flat settings: the preset
+resolved, command-line overrides applied and the global keys the engines read (seed,
+precision, population) copied in.  The engines (``colme.engines``) take it from there.
 """
 
 from __future__ import annotations
@@ -12,9 +19,16 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from .experiments import ConfigError, check_config
-
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+PRESETS = ("default", "paper")
+#: Engines whose figures come from chunked Monte Carlo runs.
+SIMULATED_ENGINES = ("ccolme", "colme")
+#: Top-level keys that override every simulated figure's value when set.
+RUN_OVERRIDES = ("runs", "t_max", "chunk_runs")
+
+
+class ConfigError(ValueError):
+    """A configuration value that cannot be run; the message names the key."""
 
 
 def load_schema(path: str | Path = SCHEMA_PATH) -> dict:
@@ -43,24 +57,39 @@ def _describe(error: jsonschema.ValidationError) -> str:
     return f"config key {key}: {error.message}"
 
 
+def _resolve_ref(schema: dict, root: dict) -> dict:
+    if "$ref" not in schema:
+        return schema
+    target = root
+    for part in schema["$ref"].lstrip("#/").split("/"):
+        target = target[part]
+    return {**_resolve_ref(target, root), **{k: v for k, v in schema.items() if k != "$ref"}}
+
+
+def _branch(instance: dict, schema: dict, root: dict) -> dict:
+    """The schema that applies to ``instance`` after following $ref and if/then/else."""
+    schema = _resolve_ref(schema, root)
+    while "if" in schema:
+        matches = jsonschema.Draft202012Validator(schema["if"]).is_valid(instance)
+        schema = _resolve_ref(schema["then"] if matches else schema["else"], root)
+    return schema
+
+
 def _fill_defaults(instance, schema: dict, root: dict) -> None:
-    """Insert schema defaults for missing keys, following $ref and additionalProperties."""
-    if "$ref" in schema:
-        target = root
-        for part in schema["$ref"].lstrip("#/").split("/"):
-            target = target[part]
-        schema = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+    """Insert schema defaults for missing keys, following $ref, if/else and additionalProperties."""
     if not isinstance(instance, dict):
         return
-    if "if" in schema:
-        matches = jsonschema.Draft202012Validator(schema["if"]).is_valid(instance)
-        _fill_defaults(instance, schema["then"] if matches else schema["else"], root)
-        return
+    schema = _branch(instance, schema, root)
     for key, sub in schema.get("properties", {}).items():
+        sub = _resolve_ref(sub, root)
         if key not in instance and "default" in sub:
             instance[key] = copy.deepcopy(sub["default"])
         if key in instance:
-            _fill_defaults(instance[key], sub, root)
+            if isinstance(instance[key], list) and isinstance(sub.get("items"), dict):
+                for item in instance[key]:
+                    _fill_defaults(item, sub["items"], root)
+            else:
+                _fill_defaults(instance[key], sub, root)
     extra = schema.get("additionalProperties")
     if isinstance(extra, dict):
         for key in set(instance) - set(schema.get("properties", {})):
@@ -78,3 +107,119 @@ def validate_config(config: dict, schema: dict | None = None) -> dict:
     _fill_defaults(config, schema, schema)
     check_config(config)
     return config
+
+
+def figure_defaults(engine: str, schema: dict | None = None, **settings) -> dict:
+    """One figure's settings completed with the schema's defaults (for tests and notebooks)."""
+    schema = load_schema() if schema is None else schema
+    figure = {"engine": engine, **copy.deepcopy(settings)}
+    if engine == "zoom":
+        config = {"figures": {"source": {"engine": "oracle"}, "figure": {"source": "source", **figure}}}
+    else:
+        config = {"figures": {"figure": figure}}
+    return validate_config(config, schema)["figures"]["figure"]
+
+
+def resolve_figure(config: dict, figure: str) -> dict:
+    """A figure's flat settings: preset resolved, overrides applied, global keys copied in.
+
+    ``runs`` (per preset) and the command-line overrides ``runs``, ``t_max``,
+    ``chunk_runs``, ``grid_linear`` and ``grid_log`` apply to simulated figures (``t_max``
+    also to the analytic Private-ColME figures).  ``seed``, ``precision`` and
+    ``population`` are copied from the top level: each engine picks the ones its numbers
+    depend on.  A zoom figure records its source's engine, which draws it.
+    """
+    if figure not in config["figures"]:
+        raise ConfigError(f"unknown figure {figure!r}; configured figures: {sorted(config['figures'])}")
+    settings = copy.deepcopy(config["figures"][figure])
+    engine = settings["engine"]
+    if engine in SIMULATED_ENGINES:
+        runs = settings["runs"]
+        settings["runs"] = runs[config["preset"]] if isinstance(runs, dict) else runs
+    overridable = RUN_OVERRIDES if engine in SIMULATED_ENGINES else ("t_max",) if engine == "oracle" else ()
+    for key in overridable:
+        if config.get(key) is not None:
+            settings[key] = config[key]
+    if "grid" in settings:
+        settings["grid"] = {
+            part: config.get(f"grid_{part}") or settings["grid"][part] for part in ("linear", "log")
+        }
+    if engine == "zoom":
+        settings["draws_as"] = config["figures"][settings["source"]]["engine"]
+    settings["seed"] = config["seed"]
+    settings["precision"] = config["precision"]
+    settings["population"] = copy.deepcopy(config["population"])
+    return settings
+
+
+def check_config(config: dict) -> None:
+    """Checks across keys, which the JSON schema cannot express; raises ``ConfigError``."""
+    means = config["population"]["means"]
+    if len(set(means)) != len(means):
+        raise ConfigError(f"population.means={means}: class means must be distinct")
+    for name in config["figures"]:
+        settings = resolve_figure(config, name)
+        where = f"figures.{name}"
+        engine = settings["engine"]
+        if engine == "zoom":
+            _check_zoom(config, settings, where)
+        elif engine in ("colme", "oracle"):
+            _check_private_colme(settings, where)
+        elif engine == "ccolme":
+            _check_consensus(settings, where)
+        elif engine == "pricer":
+            _check_pricer(settings, where)
+
+
+def _check_zoom(config: dict, settings: dict, where: str) -> None:
+    source = settings["source"]
+    if source not in config["figures"] or config["figures"][source]["engine"] in ("zoom", "pricer"):
+        raise ConfigError(
+            f"{where}.source={source!r}: must name a figure with a time axis; configured: "
+            f"{sorted(f for f, v in config['figures'].items() if v['engine'] not in ('zoom', 'pricer'))}"
+        )
+
+
+def _check_consensus(settings: dict, where: str) -> None:
+    if len(settings["theta_k"]) != len(settings["eps"]):
+        raise ConfigError(
+            f"{where}.theta_k has {len(settings['theta_k'])} entries but eps has "
+            f"{len(settings['eps'])}: give one Bernstein exponent k per eps"
+        )
+    n_agents, degree = settings["n_agents"], settings["degree"]
+    if not 1 <= degree < n_agents or (degree * n_agents) % 2:
+        raise ConfigError(
+            f"{where}.degree={degree} with n_agents={n_agents}: an r-regular graph needs "
+            "1 <= degree < n_agents and degree * n_agents even"
+        )
+
+
+def _check_private_colme(settings: dict, where: str) -> None:
+    """Privacy parameters and curves a Private-ColME panel can actually run with."""
+    for index, curve in enumerate(settings.get("curves") or ()):
+        if curve["variance"] != "known" and curve["mechanism"] != "pm1":
+            raise ConfigError(f"{where}.curves[{index}]: variance estimation (Sec. V) needs mechanism pm1")
+    noises = {c["noise"] for c in settings.get("curves") or ()} or set(settings["noises"])
+    if "gaussian" in noises and not 0 < settings["eps"] <= 1:
+        raise ConfigError(
+            f"{where}.eps={settings['eps']}: the Gaussian mechanism (seed 004 Lemma 1) needs "
+            "0 < eps <= 1; use noises: [laplace] for larger eps"
+        )
+    if settings.get("pm2_variance") == "as_printed" and "rrr" in settings["schedules"]:
+        raise ConfigError(
+            f"{where}.pm2_variance=as_printed: eq. (21) as printed is only drawn for RR "
+            "(Proposition 3); remove 'rrr' from schedules or use pm2_variance: mechanism"
+        )
+
+
+def _check_pricer(settings: dict, where: str) -> None:
+    """Trust settings a PriCER figure can build (each node trusts fewer than n nodes)."""
+    n = settings["n_nodes"] if settings["kind"] == "connectivity" else len(settings.get("p_server", ()))
+    trusted = settings.get("trusted")
+    counts = trusted if isinstance(trusted, list) else [] if trusted is None else [trusted]
+    for count in counts:
+        if not 0 <= count <= n - 1:
+            raise ConfigError(
+                f"{where}.trusted={trusted}: each node can trust 0 .. {n - 1} of its n - 1 = {n - 1} "
+                f"neighbours (n = {n})"
+            )

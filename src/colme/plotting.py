@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import math
-import platform
 from pathlib import Path
 
 import matplotlib
@@ -15,46 +13,18 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
+from .provenance import atomic_savefig  # noqa: E402
+
 #: Line style per decision rule, as in seed 002 Fig. 1.
 RULE_STYLES = {"oracle": "-", "bernstein": ":", "optimistic": "-."}
 BENCHMARK_STYLES = {"local": ("tab:green", "--"), "ideal": ("#b8860b", "--")}
-PACKAGES = ("colme", "numpy", "scipy", "numba", "networkx", "pandas", "matplotlib", "seaborn", "snakemake")
-
-
-def package_versions() -> dict[str, str]:
-    """Versions of the packages that made a result (missing ones are reported as such)."""
-    versions = {"python": platform.python_version()}
-    for name in PACKAGES:
-        try:
-            versions[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            versions[name] = "not installed"
-    return versions
 
 
 def _eps_label(eps: float) -> str:
     return r"$\epsilon=\infty$" if math.isinf(eps) else rf"$\epsilon={eps:g}$"
 
 
-def figure_title(figure: str, meta: dict) -> str:
-    """Two-line title: the figure's title, then runs, seed, preset and the key settings."""
-    settings = meta["settings"]
-    if settings["engine"] == "oracle":
-        return (
-            f"{settings.get('title') or figure}\nanalytic (oracle class estimator), "
-            f"eps {settings['eps']:g}, delta {settings['delta']:g}"
-        )
-    if settings["engine"] == "colme":
-        details = f"eps {settings['eps']:g}, delta {settings['delta']:g}, retest {settings['retest']}"
-    else:
-        details = f"alpha {settings['alpha_schedule']}, weights {settings['weights']}"
-    return (
-        f"{settings.get('title') or figure}\n{meta['runs']} runs, seed {settings['seed']}, "
-        f"preset {settings['preset']}, {details}"
-    )
-
-
-def _ccolme_styles(simulated: pd.DataFrame) -> tuple[dict, list]:
+def _consensus_styles(simulated: pd.DataFrame) -> tuple[dict, list]:
     """Colour per eps, line style per decision rule (seed 002 Fig. 1)."""
     eps_values = sorted(simulated["eps"].unique())
     palette = dict(zip(eps_values, sns.color_palette("colorblind", len(eps_values))))
@@ -68,7 +38,7 @@ def _ccolme_styles(simulated: pd.DataFrame) -> tuple[dict, list]:
     return styles, handles
 
 
-def _colme_styles(simulated: pd.DataFrame) -> tuple[dict, list]:
+def _private_colme_styles(simulated: pd.DataFrame) -> tuple[dict, list]:
     """Colour per mechanism/weights/noise, solid for RR and dashed for rRR (seed 004)."""
     simulated = simulated.assign(scheme=simulated["curve"].str.split(" ", n=1).str[1])
     schemes = list(dict.fromkeys(simulated["scheme"]))
@@ -94,7 +64,7 @@ def plot_mse_panel(table: pd.DataFrame, title: str, metadata: dict, pdf: Path, p
     """
     is_colme = "schedule" in table.columns
     simulated = table[table["kind"] == "simulated"] if not is_colme else table[table["schedule"].notna()]
-    styles, handles = (_colme_styles if is_colme else _ccolme_styles)(simulated)
+    styles, handles = (_private_colme_styles if is_colme else _consensus_styles)(simulated)
     sns.set_theme(style="whitegrid", context="paper")
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
     for name, curve in simulated.groupby("curve", sort=False):
@@ -126,10 +96,9 @@ def save_figure(
     fig, title: str, metadata: dict, pdf: Path, png: Path,
     keywords: str = "colme; differential privacy; personalized mean estimation",
 ) -> None:
-    """Write PDF (provenance JSON in its Subject field) and PNG, then close the figure."""
-    pdf, png = Path(pdf), Path(png)
-    pdf.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(
+    """Write PDF (provenance JSON in its Subject field) and PNG atomically, then close the figure."""
+    atomic_savefig(
+        fig,
         pdf,
         metadata={
             "Title": title,
@@ -138,5 +107,5 @@ def save_figure(
             "Creator": "colme reproducibility workflow",
         },
     )
-    fig.savefig(png, dpi=150)
+    atomic_savefig(fig, png, dpi=150)
     plt.close(fig)

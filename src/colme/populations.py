@@ -28,11 +28,16 @@ class UniformClasses:
 
     def assign(self, n_agents: int, rng: np.random.Generator) -> np.ndarray:
         """Each agent's class, i.i.d. uniform over the classes (int8 array)."""
-        return rng.integers(0, len(self.means), size=n_agents).astype(np.int8)
+        return assign_classes(n_agents, len(self.means), rng)
 
     def agent_means(self, classes: np.ndarray) -> np.ndarray:
         """True mean mu_a of every agent."""
         return np.asarray(self.means, dtype=np.float64)[classes]
+
+
+def assign_classes(n_agents: int, n_classes: int, rng: np.random.Generator) -> np.ndarray:
+    """Each agent's class, i.i.d. uniform over ``n_classes`` classes (int8 array)."""
+    return rng.integers(0, n_classes, size=n_agents).astype(np.int8)
 
 
 def same_class_edges(edges: np.ndarray, classes: np.ndarray) -> np.ndarray:

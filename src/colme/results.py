@@ -7,9 +7,7 @@ whatever the chunk size, the number of cores or the executor.
 
 from __future__ import annotations
 
-import json
 import math
-import os
 import time
 from pathlib import Path
 
@@ -19,57 +17,32 @@ import pandas as pd
 from . import analytic
 from .consensus import PanelSpec, simulate_runs
 from .queries import ColmeSpec, simulate_colme_runs
-from .experiments import Chunk
 from .graphs import random_regular_edges
 from .mechanisms import pm2_levels
-from .populations import component_sizes
+from .populations import assign_classes, component_sizes
 from .privacy import composed_privacy, laplace_sigma_dp
 from .seeding import run_generator
 
 
-def atomic_savez(path: str | Path, **arrays) -> None:
-    """Write an .npz so that ``path`` either holds the complete file or does not exist."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as handle:
-            np.savez(handle, **arrays)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def atomic_write_text(path: str | Path, text: str) -> None:
-    """Write a text file atomically (temporary file + rename)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 def make_instances(
-    spec: PanelSpec | ColmeSpec, figure: str, chunk: Chunk, root_seed: int
+    n_agents: int, n_classes: int, degree: int | None, figure: str, runs: range, root_seed: int
 ) -> dict[str, np.ndarray]:
-    """Class assignments, graphs and n_a for the runs of one chunk.
+    """Class assignments, graphs and n_a for a range of runs.
 
-    Private-C-ColME: random r-regular graphs, n_a = class-induced component size.
-    Private-ColME: all-to-all (no edge list stored), n_a = |C_a|.  Each run's instance
-    comes from its own generator (root seed, figure, run): independent of the chunking.
+    With a ``degree`` (Private-C-ColME): random r-regular graphs, n_a = class-induced
+    component size.  Without (Private-ColME): all-to-all (no edge list stored), n_a = |C_a|.
+    Each run's instance comes from its own generator (root seed, figure, run):
+    independent of the chunking.
     """
-    runs = np.arange(chunk.start, chunk.stop)
+    runs = np.arange(runs.start, runs.stop)
     classes, edges = [], []
     for run in runs:
         rng = run_generator(root_seed, figure, int(run), "instance")
-        classes.append(spec.population.assign(spec.n_agents, rng))
-        if isinstance(spec, PanelSpec):
-            edges.append(random_regular_edges(spec.degree, spec.n_agents, rng))
+        classes.append(assign_classes(n_agents, n_classes, rng))
+        if degree is not None:
+            edges.append(random_regular_edges(degree, n_agents, rng))
     classes = np.stack(classes)
-    if isinstance(spec, PanelSpec):
+    if degree is not None:
         edges = np.stack(edges)
         sizes = np.stack([component_sizes(e, c) for e, c in zip(edges, classes)])
     else:
@@ -292,19 +265,3 @@ def privacy_table(spec: ColmeSpec) -> pd.DataFrame:
             "sample_eps_rr": rr_eps + extra[0], "sample_delta_rr": rr_delta + extra[1],
         })
     return pd.DataFrame(rows)
-
-
-def sidecar(settings: dict, spec: PanelSpec | ColmeSpec, sims: list[dict], extra: dict) -> dict:
-    """Provenance of a figure: parameters, runs, seed, interpretations, wall time."""
-    return {
-        "settings": json.loads(json.dumps(settings, default=str)),
-        "curves": [c.name for c in spec.curves],
-        "runs": int(sum(len(s["runs"]) for s in sims)),
-        "simulation_seconds": float(sum(float(s["seconds"]) for s in sims)),
-        "population": {
-            "means": list(spec.population.means),
-            "sigma": spec.population.sigma,
-            "half_width_L": spec.population.half_width,
-        },
-        **extra,
-    }

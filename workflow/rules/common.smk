@@ -1,4 +1,10 @@
-"""Config validation and helpers shared by the rules."""
+"""Config validation and the helpers every rule uses.
+
+Each rule's params are a canonical JSON string (sorted keys) of exactly what determines
+its outputs (colme.engines.stage_params), so Snakemake reruns a job when, and only when,
+one of those values changed; reordering the config's keys or editing a title reruns no
+simulation.  Scripts read these params and their inputs, never snakemake.config.
+"""
 
 import json
 import sys
@@ -6,14 +12,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
-from colme.config import load_schema, validate_config
-from colme.experiments import (
-    ConfigError,
-    chunk_runtime_minutes,
-    chunks,
-    figure_settings,
-    report_caption,
-)
+from colme.config import ConfigError, load_schema, resolve_figure, validate_config
+from colme.engines import ENGINES, run_chunks, stage_params
+from colme.provenance import canonical_json, format_caption
 
 try:
     validated = validate_config(
@@ -22,69 +23,108 @@ try:
     )
 except ConfigError as error:
     raise WorkflowError(str(error)) from None
-# In place, so the scripts' snakemake.config carries the defaults too.
-config.clear()
-config.update(validated)
 
-FIGURES = sorted(config["figures"])
+FIGURES = sorted(validated["figures"])
+SETTINGS = {figure: resolve_figure(validated, figure) for figure in FIGURES}
 
 
-# Cheap steps run on the submitting host, not as cluster jobs.
+# Cheap steps run on the submitting host, not as cluster jobs: instances take seconds per
+# chunk, tables and figures read small files (PriCER's tables take under a minute).
 localrules:
     all,
-    aggregate,
-    aggregate_colme,
-    analytic,
-    zoom,
+    instances,
+    table,
     figure,
 
 
 wildcard_constraints:
     figure="|".join(FIGURES),
-    chunk=r"\d+",
+    start=r"\d+",
+    stop=r"\d+",
 
 
-def settings(wildcards):
-    """The figure's resolved settings: a params entry, so config changes trigger reruns."""
-    return figure_settings(config, wildcards.figure)
-
-
-def chunk_ids(figure):
-    return [c.index for c in chunks(figure_settings(config, figure))]
-
-
-def chunk_files(pattern):
-    def files(wildcards):
-        return expand(
-            pattern, figure=wildcards.figure, chunk=chunk_ids(wildcards.figure)
-        )
-
-    return files
-
-
-def engine_figures(engine):
-    """Regex matching the names of the figures simulated by ``engine``."""
-    names = [f for f in FIGURES if config["figures"][f]["engine"] == engine]
+def engine_figures(simulated):
+    """Regex of the figures whose engine is (or is not) a chunked simulation."""
+    names = [f for f in FIGURES if ENGINES[SETTINGS[f]["engine"]].simulated == simulated]
     return "|".join(names) if names else "(?!)"
+
+
+def params_of(stage):
+    """The rule's params: canonical JSON of what determines this stage's outputs."""
+
+    def params(wildcards):
+        settings = SETTINGS[wildcards.figure]
+        if stage in ("instances", "simulate"):
+            start, stop = int(wildcards.start), int(wildcards.stop)
+            return canonical_json(stage_params(settings, stage, start, stop))
+        return canonical_json(stage_params(settings, stage))
+
+    return params
+
+
+def chunk_paths(directory, figure):
+    settings = SETTINGS[figure]
+    return [
+        f"results/{directory}/{figure}/runs{start}-{stop}.npz"
+        for start, stop in run_chunks(settings["runs"], settings["chunk_runs"])
+    ]
+
+
+def table_inputs(wildcards):
+    """Chunks and instances (simulated), the source's table (zoom), or nothing (analytic)."""
+    settings = SETTINGS[wildcards.figure]
+    if ENGINES[settings["engine"]].simulated:
+        return {
+            "sims": chunk_paths("chunks", wildcards.figure),
+            "instances": chunk_paths("instances", wildcards.figure),
+        }
+    if settings["engine"] == "zoom":
+        source = settings["source"]
+        return {
+            "table": f"results/tables/{source}.csv",
+            "meta": f"results/tables/{source}.json",
+            "supplement": f"results/tables/{source}_supplement.csv",
+        }
+    return {}
+
+
+def simulate_runtime(wildcards, attempt):
+    """Minutes requested for one chunk, doubled on each retry after a time-out."""
+    settings = SETTINGS[wildcards.figure]
+    params = stage_params(settings, "simulate", int(wildcards.start), int(wildcards.stop))
+    runs = int(wildcards.stop) - int(wildcards.start)
+    return ENGINES[settings["engine"]].runtime_minutes(params, runs) * 2 ** (attempt - 1)
+
+
+def caption(wildcards):
+    """Report caption: the figure's params and the choices made where its paper is silent."""
+    from colme.engines import figure_interpretations
+
+    settings = SETTINGS[wildcards.figure]
+    params = stage_params(settings, "figure")
+    return format_caption(
+        settings["title"] or wildcards.figure, params, figure_interpretations(settings)
+    )
 
 
 def report_labels(kind):
     """Report labels of a figure's file, read at report time from its provenance.
 
-    Evaluated by `snakemake --report` (not at DAG time), so the wall time the simulation
-    took can sit next to the figure without making the figure rule rerun.
+    Evaluated by `snakemake --report` (not at DAG time), so the compute time and the
+    package versions can sit next to the figure without making the figure rule rerun.
     """
 
     def labels(wildcards, input):
         meta = json.loads(Path(input.meta).read_text())
-        seconds = meta.get("simulation_seconds", meta.get("analytic_seconds", 0.0))
+        versions = ", ".join(f"{k} {v}" for k, v in meta["versions"].items())
         return {
             "figure": wildcards.figure,
             "file": kind,
             "runs": meta["runs"],
-            "seed": meta["settings"]["seed"],
-            "preset": meta["settings"]["preset"],
-            "wall time (core-s)": round(float(seconds), 1),
+            "seed": meta["settings"].get("seed", "none"),
+            "preset": config.get("preset", "default"),
+            "wall time (core-s)": round(float(meta["compute_seconds"]), 1),
+            "package versions": versions,
         }
 
     return labels

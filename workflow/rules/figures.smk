@@ -27,9 +27,12 @@ rule figure:
         ),
     log:
         "results/logs/figures/{figure}.log",
+    benchmark:
+        "results/benchmarks/figure/{figure}.tsv"
     conda:
         "../../environment.yml"
     params:
-        caption=lambda wildcards: report_caption(config, wildcards.figure),
+        spec=params_of("figure"),
+        caption=caption,
     script:
         "../scripts/figure.py"

@@ -1,12 +1,16 @@
 rule instances:
-    """Class assignments, random r-regular graphs and n_a for one chunk of runs."""
+    """Class assignments, random r-regular graphs and n_a for one run range of a figure."""
     output:
-        "results/instances/{figure}/chunk{chunk}.npz",
+        "results/instances/{figure}/runs{start}-{stop}.npz",
     log:
-        "results/logs/instances/{figure}/chunk{chunk}.log",
+        "results/logs/instances/{figure}/runs{start}-{stop}.log",
+    benchmark:
+        "results/benchmarks/instances/{figure}/runs{start}-{stop}.tsv"
+    wildcard_constraints:
+        figure=engine_figures(simulated=True),
     conda:
         "../../environment.yml"
     params:
-        settings=settings,
+        spec=params_of("instances"),
     script:
         "../scripts/instances.py"

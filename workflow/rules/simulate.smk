@@ -1,19 +1,24 @@
 rule simulate:
-    """All curves of a figure on one chunk's instances (common random numbers)."""
+    """All curves of a figure on one run range's instances (common random numbers)."""
     input:
-        "results/instances/{figure}/chunk{chunk}.npz",
+        "results/instances/{figure}/runs{start}-{stop}.npz",
     output:
-        "results/chunks/{figure}/chunk{chunk}.npz",
+        "results/chunks/{figure}/runs{start}-{stop}.npz",
     log:
-        "results/logs/simulate/{figure}/chunk{chunk}.log",
+        "results/logs/simulate/{figure}/runs{start}-{stop}.log",
+    benchmark:
+        "results/benchmarks/simulate/{figure}/runs{start}-{stop}.tsv"
+    wildcard_constraints:
+        figure=engine_figures(simulated=True),
     conda:
         "../../environment.yml"
     threads: 1
-    # Measured: ~215 MB peak RSS per job (Numba runtime + state), independent of chunk size.
+    # Measured (results/benchmarks/simulate): at most ~250 MB max RSS per job (Numba
+    # runtime + state), whatever the chunk size; runtime from the engine's estimate.
     resources:
-        mem_mb=1000,
-        runtime=lambda wildcards: chunk_runtime_minutes(settings(wildcards)),
+        mem_mb=lambda wildcards, attempt: 1000 * attempt,
+        runtime=simulate_runtime,
     params:
-        settings=settings,
+        spec=params_of("simulate"),
     script:
         "../scripts/simulate.py"

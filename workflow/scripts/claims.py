@@ -9,11 +9,11 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src")) 
 import pandas as pd  # noqa: E402
 
 from colme.claims import evaluate, load_claims, to_markdown  # noqa: E402
-from colme.results import atomic_write_text  # noqa: E402
+from colme.provenance import atomic_write_text  # noqa: E402
 
 tables = {Path(t).stem: pd.read_csv(t) for t in snakemake.input.tables}  # noqa: F821
 bounds = {
-    Path(b).stem.removesuffix("_bound"): pd.read_csv(b)
+    Path(b).stem.removesuffix("_supplement"): pd.read_csv(b)
     for b in snakemake.input.bounds  # noqa: F821
 }
 results = evaluate(load_claims(snakemake.input.claims), tables, bounds)  # noqa: F821

@@ -9,11 +9,14 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src")) 
 
 import pandas as pd  # noqa: E402
 
-from colme.plotting import figure_title, plot_mse_panel  # noqa: E402
-from colme.results import atomic_write_text  # noqa: E402
+from colme.engines import ENGINES  # noqa: E402
+from colme.provenance import figure_provenance, read_params, write_json  # noqa: E402
 
+params = read_params(snakemake.params.spec)  # noqa: F821
 table = pd.read_csv(snakemake.input.table)  # noqa: F821
 meta = json.loads(Path(snakemake.input.meta).read_text())  # noqa: F821
-title = figure_title(snakemake.wildcards.figure, meta)  # noqa: F821
-plot_mse_panel(table, title, meta, Path(snakemake.output.pdf), Path(snakemake.output.png))  # noqa: F821
-atomic_write_text(snakemake.output.sidecar, json.dumps(meta, indent=2))  # noqa: F821
+engine = ENGINES[params.get("draws_as", params["engine"])]
+title = f"{params['title'] or snakemake.wildcards.figure}\n{engine.subtitle(meta)}"  # noqa: F821
+sidecar = figure_provenance(meta, params["title"])
+engine.draw(table, sidecar, title, Path(snakemake.output.pdf), Path(snakemake.output.png))  # noqa: F821
+write_json(snakemake.output.sidecar, sidecar)  # noqa: F821

@@ -1,0 +1,307 @@
+"""PriCER Algorithm 3 (seed 003 Sec. V): Gauss-Seidel over rows (14)-(20), the joint optimum of (8), SLSQP reference."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .bounds import check_constraints, objective, quadratic_form, sigma_pr2, sigma_tv2
+from .model import Network, PricerError, Privacy, make_privacy
+from .privacy import gaussian_factor, sigma_threshold, sigma_update, weight_caps
+
+
+def _row_terms(i: int, A: np.ndarray, network: Network, fine: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(b_j, D_j) with alpha_ij(lambda) = ((lambda - b_j) / D_j)^+: (15) or, if ``fine``, (20)."""
+    p, P, E = network.p, network.P, network.E
+    g = p * P[i]
+    col = (P * A).sum(axis=0)
+    others = col - P[i] * A[i]  # sum_{l != i} p_lj alpha_lj
+    b = 2.0 * (1.0 - p) * others
+    with np.errstate(divide="ignore", invalid="ignore"):
+        recip = np.where(P[i] > 0, p[i] * (E[i] / P[i] - P[:, i]), 0.0)
+    if fine:
+        return b + 2.0 * recip * A[:, i], 2.0 * (1.0 - g)
+    return b, 2.0 * ((1.0 - g) + recip)
+
+
+def solve_lambda(g, b, D, caps, target: float, method: str = "breakpoints", max_iter: int = 200) -> np.ndarray:
+    """Weights min{((lambda - b)/D)^+, caps} with sum g * weights = target (16)-(18).
+
+    The sum is continuous, non-decreasing and piecewise linear in lambda.  ``breakpoints``
+    (default): the sum is evaluated at its sorted kinks and the bracketing piece is found by
+    binary search (``searchsorted``), then solved exactly.  ``bisection``: lambda is bracketed
+    by doubling and bisected until the clipping pattern is the same at both ends, then that
+    piece is solved exactly.  Both give the same lambda_i; if even the caps cannot reach
+    ``target`` (only possible below sigma_thr) a ``PricerError`` is raised.
+    """
+    if target <= 0:
+        return np.zeros_like(g)
+    reach = np.sum(g * caps)
+    if reach <= target * (1 + 1e-12):
+        if reach < target * (1 - 1e-9):
+            raise PricerError(
+                f"infeasible row: the privacy caps allow sum p_j p_ij alpha_ij <= {reach:.6g} < "
+                f"{target:.6g}; sigma is below sigma_thr"
+            )
+        return caps.astype(float) * (target / reach)
+
+    def total(lam):
+        return np.sum(g * np.clip((np.atleast_1d(lam)[:, None] - b) / D, 0.0, caps), axis=1)
+
+    if method == "breakpoints":
+        tops = b + D * caps
+        kinks = np.unique(np.concatenate([b, tops[np.isfinite(tops)]]))
+        values = total(kinks)
+        k = int(np.searchsorted(values, target))
+        if k < kinks.size:
+            lo, hi = (kinks[k - 1] if k > 0 else kinks[0]), kinks[k]
+        else:  # beyond the last kink only uncapped weights grow
+            lo, hi = kinks[-1], np.inf
+    elif method == "bisection":
+        lo = float(np.min(b))
+        hi = lo + max(1.0, abs(lo))
+        while total(hi)[0] < target:
+            hi = lo + 2.0 * (hi - lo)
+        for _ in range(max_iter):
+            mid = 0.5 * (lo + hi)
+            raw_lo, raw_hi = (lo - b) / D, (hi - b) / D
+            if np.array_equal(raw_lo <= 0, raw_hi <= 0) and np.array_equal(raw_lo >= caps, raw_hi >= caps):
+                break
+            if total(mid)[0] < target:
+                lo = mid
+            else:
+                hi = mid
+    else:
+        raise PricerError(f"method={method!r}: allowed values are 'breakpoints', 'bisection'")
+    # On (lo, hi) the clipping pattern is fixed: solve the linear equation exactly.
+    probe = lo + 0.5 * (hi - lo) if np.isfinite(hi) else lo + 1.0
+    raw = (probe - b) / D
+    high = raw >= caps
+    free = (raw > 0) & ~high
+    fixed = np.sum(g[high] * caps[high])
+    if free.any():
+        lam = (target - fixed + np.sum(g[free] * b[free] / D[free])) / np.sum(g[free] / D[free])
+        lam = min(max(lam, lo), hi)
+    else:
+        lam = hi
+    return np.clip((lam - b) / D, 0.0, caps)
+
+
+def row_update(i: int, A: np.ndarray, network: Network, caps: np.ndarray, fine: bool) -> np.ndarray:
+    """Row i's block minimiser: Sec. V-B cases a) (16)-(17), b) (18) and c) (19).
+
+    ``fine=False`` minimises the relaxation (13) with (15); ``fine=True`` the fine tuning (11)
+    with (20).  Returns the new row A_i (the Gauss-Seidel update (14)).
+    """
+    p, P = network.p, network.P
+    g = p * P[i]
+    cap = caps[i]
+    row = np.zeros(network.n)
+    if p[i] == 1.0 and cap[i] >= 1.0:  # case c), (19)
+        row[i] = 1.0
+        return row
+    zero_cost = g == 1.0  # case b) (and case c) when (19) breaks the self-link cap)
+    target = 1.0
+    if zero_cost.any():
+        cz = cap[zero_cost]
+        if np.isinf(cz).any():
+            idx = np.flatnonzero(zero_cost)[np.isinf(cz)]
+            row[idx] = 1.0 / idx.size
+            return row
+        S = float(cz.sum())
+        if S >= 1.0:
+            row[zero_cost] = cz / S
+            return row
+        row[zero_cost] = cz
+        target = 1.0 - S
+    active = (g > 0) & (g < 1)  # (17)/(18): p_j p_ij = 0 -> 0
+    if not active.any():
+        raise PricerError(f"infeasible: node {i} cannot meet (3) within its privacy caps")
+    b, D = _row_terms(i, A, network, fine)
+    row[active] = solve_lambda(g[active], b[active], D[active], cap[active], target)
+    return row
+
+
+def gauss_seidel(
+    A: np.ndarray, network: Network, caps: np.ndarray, fine: bool, sweeps: int, tol: float
+) -> tuple[np.ndarray, int]:
+    """Gauss-Seidel over rows (14) on (13) (``fine=False``) or (11) (``fine=True``).
+
+    Stops after ``sweeps`` full sweeps over the n rows or once a sweep changes no weight by
+    more than ``tol`` times the largest weight.  Returns (A, sweeps done).
+    """
+    A = A.copy()
+    for sweep in range(1, sweeps + 1):
+        change = 0.0
+        for i in range(network.n):
+            new = row_update(i, A, network, caps, fine)
+            change = max(change, float(np.max(np.abs(new - A[i]))))
+            A[i] = new
+        if change <= tol * max(1.0, float(A.max())):
+            return A, sweep
+    return A, sweeps
+
+
+@dataclass
+class PricerResult:
+    """Output of Algorithm 3 (or of the joint optimum): weights, sigma and diagnostics."""
+
+    A: np.ndarray
+    sigma: float
+    sigma_thr: float
+    objective: float
+    sigma_tv2: float
+    sigma_pr2: float
+    sweeps: dict = field(default_factory=dict)
+
+
+def initial_weights(network: Network) -> np.ndarray:
+    """A^(0) = diag(1/p_1, ..., 1/p_n) of Algorithm 3 (0 where p_i = 0)."""
+    with np.errstate(divide="ignore"):
+        return np.diag(np.where(network.p > 0, 1.0 / np.where(network.p > 0, network.p, 1.0), 0.0))
+
+
+def optimise_weights(
+    network: Network,
+    privacy: Privacy,
+    sigma: float,
+    A0: np.ndarray | None = None,
+    L1: int = 2000,
+    L2: int = 2000,
+    tol: float = 1e-12,
+) -> tuple[np.ndarray, dict]:
+    """Algorithm 3 lines 3-8: relaxation (13) by Gauss-Seidel, then fine tuning (11) with (20)."""
+    caps = weight_caps(privacy, sigma)
+    A = initial_weights(network) if A0 is None else A0
+    A, s1 = gauss_seidel(A, network, caps, fine=False, sweeps=L1, tol=tol)
+    A, s2 = gauss_seidel(A, network, caps, fine=True, sweeps=L2, tol=tol)
+    return A, {"relaxation": s1, "fine_tuning": s2}
+
+
+def _result(A, sigma, sigma_thr, network, privacy, d, sweeps) -> PricerResult:
+    tv = sigma_tv2(A, network)
+    pr = sigma_pr2(sigma, network, d)
+    return PricerResult(A, sigma, sigma_thr, privacy.R**2 * tv + pr, tv, pr, sweeps)
+
+
+def pricer_optimise(
+    network: Network, privacy: Privacy, d: int, K: int = 3, L1: int = 2000, L2: int = 2000, tol: float = 1e-12
+) -> PricerResult:
+    """Algorithm 3: alternating minimisation of (8) over A (Gauss-Seidel) and sigma (10).
+
+    sigma^(0) = sigma_thr, A^(0) = diag(1/p_i); K outer iterations (sigma stays sigma_thr,
+    see colme.interpretations.PRICER).
+    """
+    if d < 1:
+        raise PricerError(f"d must be >= 1; got {d}")
+    sigma_thr = sigma_threshold(network, privacy)
+    sigma, A, sweeps = sigma_thr, initial_weights(network), {}
+    for _ in range(max(K, 1)):
+        A, sweeps = optimise_weights(network, privacy, sigma, A, L1, L2, tol)
+        sigma = sigma_update(A, privacy, sigma_thr)
+    return _result(A, sigma, sigma_thr, network, privacy, d, sweeps)
+
+
+def nonprivate_optimise(network: Network, d: int = 1, **kwargs) -> PricerResult:
+    """Algorithm 3 with eps = .inf (sigma = 0): non-private collaborative relaying (ColRel [15])."""
+    privacy = make_privacy(np.inf, 1.0, 1.0, network.n)
+    return pricer_optimise(network, privacy, d, **kwargs)
+
+
+def optimise_joint(network: Network, privacy: Privacy, d: int, xtol: float = 1e-7, **kwargs) -> PricerResult:
+    """Global optimum of (8) (extension): min over sigma >= sigma_thr of min_A (11) + sigma_pr^2.
+
+    The inner value is convex in sigma ((8) is a convex QP), so a bounded scalar search on
+    [sigma_thr, sigma_free] finds it, where sigma_free is the sigma that makes the non-private
+    optimum's weights feasible (beyond it only sigma_pr^2 grows).
+    """
+    from scipy.optimize import minimize_scalar
+
+    base = pricer_optimise(network, privacy, d, **kwargs)
+    free = nonprivate_optimise(network, d, **kwargs).A
+    sigma_free = max(sigma_update(free, privacy, base.sigma_thr), base.sigma_thr)
+    if sigma_free <= base.sigma_thr * (1 + 1e-12):
+        return base
+    inner = {k: v for k, v in kwargs.items() if k != "K"}
+    evaluations = {}
+
+    def value(sigma):
+        A, sweeps = optimise_weights(network, privacy, sigma, base.A, **inner)
+        val = privacy.R**2 * sigma_tv2(A, network) + sigma_pr2(sigma, network, d)
+        evaluations[sigma] = (val, A, sweeps)
+        return val
+
+    minimize_scalar(value, bounds=(base.sigma_thr, sigma_free), method="bounded",
+                    options={"xatol": xtol * sigma_free})
+    sigma, (val, A, sweeps) = min(evaluations.items(), key=lambda item: item[1][0])
+    if val >= base.objective:
+        return base
+    return _result(A, sigma, base.sigma_thr, network, privacy, d, sweeps)
+
+
+def scipy_reference(
+    network: Network,
+    privacy: Privacy,
+    d: int,
+    rng: np.random.Generator,
+    starts: int = 5,
+    sigma: float | None = None,
+) -> tuple[float, np.ndarray, float]:
+    """Best (objective, A, sigma) of (8) found by SLSQP from ``starts`` random points.
+
+    Variables: the alpha_ij with p_j p_ij > 0 and sigma (fixed if ``sigma`` is given, i.e.
+    problem (11)).  All constraints of (8) are linear; the objective uses Q of
+    ``quadratic_form`` with its exact gradient.
+    """
+    from scipy.optimize import minimize
+
+    n = network.n
+    g = (network.p[None, :] * network.P).ravel()
+    support = np.flatnonzero(g > 0)
+    Q = quadratic_form(network)[np.ix_(support, support)] * privacy.R**2 / n**2
+    kpr = sigma_pr2(1.0, network, d)
+    scale = (privacy.eps / (gaussian_factor(privacy.delta) * 2.0 * privacy.R)).ravel()[support]
+    finite = np.isfinite(scale)
+    rows = support // n
+    m = support.size
+    Aeq = np.zeros((n, m + 1))
+    Aeq[rows, np.arange(m)] = g[support]
+    sigma_thr = sigma_threshold(network, privacy)
+
+    def f(z):
+        a = z[:m]
+        return a @ Q @ a + kpr * z[m] ** 2, np.concatenate([2 * Q @ a, [2 * kpr * z[m]]])
+
+    Gin = np.zeros((int(finite.sum()), m + 1))  # scale*sigma - alpha >= 0
+    Gin[np.arange(Gin.shape[0]), np.flatnonzero(finite)] = -1.0
+    Gin[:, m] = scale[finite]
+    cons = [
+        {"type": "eq", "fun": lambda z: Aeq @ z - 1.0, "jac": lambda z: Aeq},
+        {"type": "ineq", "fun": lambda z: Gin @ z, "jac": lambda z: Gin},
+    ]
+    fixed_sigma = sigma is not None
+    sig_bounds = (sigma, sigma) if fixed_sigma else (0.0, None)
+    bounds = [(0.0, None)] * m + [sig_bounds]
+    best = (np.inf, None, None)
+    for _ in range(starts):
+        s0 = sigma if fixed_sigma else sigma_thr * (1.0 + 2.0 * rng.random())
+        a0 = rng.random(m)
+        for i in range(n):  # scale each row onto its unbiasedness hyperplane
+            sel = rows == i
+            a0[sel] /= np.sum(g[support][sel] * a0[sel])
+        res = minimize(f, np.append(a0, s0), jac=True, method="SLSQP", bounds=bounds,
+                       constraints=cons, options={"maxiter": 2000, "ftol": 1e-14})
+        z = res.x
+        A = np.zeros(n * n)
+        A[support] = np.maximum(z[:m], 0.0)
+        A = A.reshape(n, n)
+        viol = check_constraints(A, z[m], network, privacy)
+        if max(viol.values()) > 1e-7:
+            continue
+        val = objective(A, z[m], network, privacy, d)
+        if val < best[0]:
+            best = (val, A, float(z[m]))
+    if best[1] is None:
+        raise RuntimeError("SLSQP found no feasible point from any start")
+    return best

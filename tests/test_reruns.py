@@ -1,0 +1,267 @@
+"""Reruns match exactly what changed: every leaf key of the schema, table-driven.
+
+For each leaf key of every engine's schema (and of the top level), a valid edit of the
+shipped config is applied and the params of every job of every figure are recomputed
+as the workflow computes them (``colme.engines.stage_params``, canonical JSON).  The
+earliest stage whose params change must be the one the table below expects:
+
+* ``instances``: the key changes the instances (graph and class model, seed), so the
+  chunks, tables, figures and claims all rerun;
+* ``simulate``: the key changes every chunk's numbers but not the instances;
+* ``table``: analytic figures (and zoom views) recompute their tables;
+* ``figure``: cosmetic keys (the title) redraw the figure only;
+* ``None``: the figure's jobs are untouched.
+
+Keys that change which chunks exist (``runs``, ``chunk_runs``, ``preset``) are checked
+on the set of run ranges.  The end-to-end tests in test_workflow.py check the same on
+real `snakemake -n` plans.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from colme.config import _branch, load_schema, resolve_figure, validate_config
+from colme.engines import ENGINES, run_chunks, stage_params
+from colme.provenance import canonical_json
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = yaml.safe_load((ROOT / "config.yaml").read_text())
+SCHEMA = load_schema()
+STAGES = ("instances", "simulate", "table", "figure")
+
+#: Per engine: the earliest stage each of its figure keys reruns (written from the papers'
+#: algorithms, not from the code: what each parameter feeds).
+FIGURE_KEYS = {
+    "ccolme": {
+        "n_agents": "instances", "degree": "instances",
+        "eps": "simulate", "theta_k": "simulate", "rules": "simulate",
+        "optimistic_delta": "simulate", "alpha_schedule": "simulate", "alpha_reset": "simulate",
+        "weights": "simulate", "t_max": "simulate", "grid.linear": "simulate", "grid.log": "simulate",
+        "title": "figure",
+    },
+    "colme": {
+        "n_agents": "instances",
+        "eps": "simulate", "delta": "simulate", "pm2_split": "simulate", "theta0": "simulate",
+        "retest": "simulate", "oracle": "simulate", "bayes_prior": "simulate", "t_max": "simulate",
+        "grid.linear": "simulate", "grid.log": "simulate", "curves": "simulate",
+        # replaced by the explicit curve list when `curves` is set (fig3_varest), else numeric
+        "schedules": "simulate|None", "mechanisms": "simulate|None", "weights": "simulate|None",
+        "noises": "simulate|None",
+        "title": "figure",
+    },
+    "oracle": {
+        "n_agents": "table", "eps": "table", "delta": "table", "pm2_split": "table",
+        "pm2_variance": "table", "schedules": "table", "mechanisms": "table", "weights": "table",
+        "noises": "table", "t_max": "table", "grid.linear": "table", "grid.log": "table",
+        "title": "figure",
+    },
+    "zoom": {"t_max": "table", "title": "figure", "source": "table"},
+    "pricer": {"title": "figure"},  # every other PriCER key: "table"
+}
+
+#: Top-level keys: the earliest stage per engine ("pricer_random": trust/connectivity kinds).
+TOP_KEYS = {
+    "seed": {"ccolme": "instances", "colme": "instances", "oracle": None, "zoom": None,
+             "pricer": "table", "pricer_feasible_set": None},
+    "precision": {"ccolme": "simulate", "colme": None, "oracle": None, "zoom": None, "pricer": None},
+    "population.sigma": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None,
+                         "pricer": None},
+    "population.means": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None,
+                         "pricer": None},
+    "population.means+": {"ccolme": "instances", "colme": "instances", "oracle": "table", "zoom": None,
+                          "pricer": None},
+    "t_max": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "pricer": None},
+    "grid_linear": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None,
+                    "pricer": None},
+    "grid_log": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None,
+                 "pricer": None},
+}
+
+
+def job_params(config: dict) -> dict:
+    """(figure, stage, run range) -> canonical params, for every job of the config."""
+    config = validate_config(config)
+    jobs = {}
+    for figure in config["figures"]:
+        settings = resolve_figure(config, figure)
+        engine = ENGINES[settings["engine"]]
+        if engine.simulated:
+            for start, stop in run_chunks(settings["runs"], settings["chunk_runs"]):
+                for stage in ("instances", "simulate"):
+                    jobs[figure, stage, (start, stop)] = canonical_json(
+                        stage_params(settings, stage, start, stop)
+                    )
+        for stage in ("table", "figure"):
+            jobs[figure, stage, None] = canonical_json(stage_params(settings, stage))
+    return jobs
+
+
+BASE = job_params(SHIPPED)
+
+
+def earliest_changes(config: dict) -> dict:
+    """Per figure, the earliest stage whose jobs' params (or set of chunks) changed."""
+    jobs = job_params(config)
+    changed = {key for key in set(BASE) | set(jobs) if BASE.get(key) != jobs.get(key)}
+    earliest = {}
+    for figure in SHIPPED["figures"]:
+        stages = {stage for f, stage, _ in changed if f == figure}
+        earliest[figure] = next((s for s in STAGES if s in stages), None)
+    return earliest
+
+
+def other_value(schema: dict, value):
+    """A valid value different from ``value``, from the key's schema."""
+    schema = _branch({}, schema, SCHEMA) if "$ref" in schema else schema
+    if "enum" in schema:
+        return next(v for v in schema["enum"] if v != value)
+    kind = schema.get("type")
+    kinds = kind if isinstance(kind, list) else [kind]
+    if isinstance(value, bool):
+        return not value
+    if value is None:
+        if "integer" in kinds:
+            return 3
+        if "array" in kinds:
+            return [0, 1] if schema["items"].get("type") == "integer" else [{"variance": "known"}]
+    if isinstance(value, int) and "integer" in kinds:
+        return value + 2 if schema.get("maximum") is None else value - 1
+    if isinstance(value, (int, float)) and ("number" in kinds or not kinds[0]):
+        return value / 2 if value > 0 else 0.5
+    if isinstance(value, str):
+        return value + " (edited)"
+    if isinstance(value, list):
+        items = _branch({}, schema.get("items", {}), SCHEMA) if "$ref" in schema.get("items", {}) else schema.get("items", {})
+        if "enum" in items:  # add a value the list lacks, else drop the last one
+            missing = [v for v in items["enum"] if v not in value]
+            return value + missing[:1] if missing else value[:-1]
+        if items.get("type") == "object":
+            return value[:-1]
+        return [other_value(items, value[0]), *value[1:]]  # same length (eps / theta_k pairs)
+    raise AssertionError(f"no edit for {schema} / {value!r}")
+
+
+#: Edits that need a companion edit to stay valid (eq. (21) as printed is drawn for RR only).
+COMPANIONS = {"pm2_variance": {"schedules": ["rr"]}}
+
+
+def leaf_cases():
+    """(figure, dotted key, edited config) for every leaf key of every configured figure."""
+    validated = validate_config(SHIPPED)
+    for figure, settings in validated["figures"].items():
+        schema = _branch(settings, {"$ref": "#/$defs/figure"}, SCHEMA)
+        for key, sub in schema["properties"].items():
+            if key in ("engine", "kind", "runs", "chunk_runs"):
+                continue  # the engine and PriCER kind select the schema; runs: see below
+            if key == "grid":
+                for part in ("linear", "log"):
+                    yield figure, f"grid.{part}", ("figures", figure, "grid", part), \
+                        other_value({"type": "integer"}, settings["grid"][part])
+                continue
+            sub = _branch({}, sub, SCHEMA) if "$ref" in sub else sub
+            yield figure, key, ("figures", figure, key), other_value(sub, settings[key])
+
+
+def edited(path, value):
+    config = copy.deepcopy(SHIPPED)
+    if path[0] == "figures":
+        config["figures"][path[1]].update(copy.deepcopy(COMPANIONS.get(path[2], {})))
+    target = config
+    for part in path[:-1]:
+        target = target.setdefault(part, {})
+    target[path[-1]] = value
+    return config
+
+
+def expected_for(figure: str, key: str):
+    engine = SHIPPED["figures"][figure].get("engine", "ccolme")
+    expected = FIGURE_KEYS[engine].get(key, "table" if engine == "pricer" else "missing")
+    if expected == "simulate|None":
+        expected = None if SHIPPED["figures"][figure].get("curves") else "simulate"
+    return expected
+
+
+CASES = list(leaf_cases())
+
+
+@pytest.mark.parametrize("figure, key, path, value", CASES, ids=[f"{c[0]}.{c[1]}" for c in CASES])
+def test_figure_key_reruns_exactly_its_stage(figure, key, path, value):
+    if key == "source":
+        value = "fig2_sim"
+    expected = expected_for(figure, key)
+    assert expected != "missing", f"{figure}.{key}: add it to FIGURE_KEYS"
+    changes = earliest_changes(edited(path, value))
+    assert changes[figure] == expected, f"{figure}.{key} -> {value!r}"
+    zooms = {f for f, s in SHIPPED["figures"].items() if s.get("engine") == "zoom" and s["source"] == figure}
+    others = {f: s for f, s in changes.items() if f != figure and f not in zooms}
+    assert set(others.values()) == {None}, f"{figure}.{key} also reran {others}"
+
+
+def engine_kind(figure: str) -> str:
+    settings = SHIPPED["figures"][figure]
+    engine = settings.get("engine", "ccolme")
+    if engine == "pricer" and settings["kind"] == "feasible_set":
+        return "pricer_feasible_set"
+    return engine
+
+
+TOP_EDITS = {
+    "seed": ("seed",), "precision": ("precision",), "population.sigma": ("population", "sigma"),
+    "population.means": ("population", "means"), "population.means+": ("population", "means"),
+    "t_max": ("t_max",), "grid_linear": ("grid_linear",), "grid_log": ("grid_log",),
+}
+TOP_VALUES = {
+    "seed": 7, "precision": "float64", "population.sigma": 0.3, "population.means": [0.1, 0.4, 0.8],
+    "population.means+": [0.2, 0.4, 0.6, 0.8], "t_max": 1000, "grid_linear": 11, "grid_log": 7,
+}
+
+
+@pytest.mark.parametrize("key", sorted(TOP_KEYS))
+def test_top_level_key_reruns_exactly_its_stages(key):
+    changes = earliest_changes(edited(TOP_EDITS[key], TOP_VALUES[key]))
+    for figure, stage in changes.items():
+        expected = TOP_KEYS[key]
+        kind = engine_kind(figure)
+        assert stage == expected.get(kind, expected.get(kind.split("_")[0])), f"{key}: {figure}"
+
+
+def test_every_schema_leaf_key_is_covered():
+    """A new key in the schema must be added to the expectations above."""
+    covered = {(SHIPPED["figures"][f].get("engine", "ccolme"), k) for f, k, _, _ in CASES}
+    for engine, definition in (("ccolme", "ccolme_figure"), ("colme", "colme_figure"),
+                               ("oracle", "oracle_figure"), ("zoom", "zoom_figure")):
+        keys = set(SCHEMA["$defs"][definition]["properties"]) - {"engine", "runs", "chunk_runs", "grid"}
+        keys |= {"grid.linear", "grid.log"} if "grid" in SCHEMA["$defs"][definition]["properties"] else set()
+        assert keys == set(FIGURE_KEYS[engine]), engine
+        assert {(engine, k) for k in keys} <= covered, engine
+    top = set(SCHEMA["properties"]) - {"figures", "runs", "chunk_runs", "preset", "population"}
+    assert top | {"population.sigma", "population.means", "population.means+"} == set(TOP_KEYS)
+
+
+def test_reordered_config_changes_no_params():
+    def reorder(value):
+        if isinstance(value, dict):
+            return {k: reorder(value[k]) for k in sorted(value, reverse=True)}
+        return value
+
+    assert job_params(reorder(SHIPPED)) == BASE
+
+
+def test_more_runs_only_add_chunks_and_change_no_chunk_params():
+    """runs 500 -> 4000 (paper preset): every default chunk keeps its params."""
+    paper = job_params({**SHIPPED, "preset": "paper"})
+    simulated = {k: v for k, v in BASE.items() if k[1] in ("instances", "simulate")}
+    assert all(paper[k] == v for k, v in simulated.items())
+    assert len([k for k in paper if k[1] == "simulate"]) > len([k for k in simulated if k[1] == "simulate"])
+    runs = {**SHIPPED, "runs": 7, "chunk_runs": 2}
+    more = job_params({**SHIPPED, "runs": 9, "chunk_runs": 2})
+    fewer = job_params(runs)
+    new = {k for k in more if k[1] == "simulate" and fewer.get(k) != more[k]}
+    n_simulated = sum(1 for s in SHIPPED["figures"].values() if s.get("engine", "ccolme") in ("ccolme", "colme"))
+    # [6, 7) becomes [6, 8) and [8, 9) is new: two chunks per simulated figure
+    assert len(new) == 2 * n_simulated

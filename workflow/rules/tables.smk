@@ -1,0 +1,22 @@
+rule table:
+    """A figure's tidy table, supplementary table and provenance, whatever its engine.
+
+    Simulated engines aggregate their chunks, a zoom figure filters its source's table,
+    analytic engines (Proposition 3, PriCER) compute theirs here.
+    """
+    input:
+        unpack(table_inputs),
+    output:
+        table="results/tables/{figure}.csv",
+        supplement="results/tables/{figure}_supplement.csv",
+        meta="results/tables/{figure}.json",
+    log:
+        "results/logs/table/{figure}.log",
+    benchmark:
+        "results/benchmarks/table/{figure}.tsv"
+    conda:
+        "../../environment.yml"
+    params:
+        spec=params_of("table"),
+    script:
+        "../scripts/table.py"
