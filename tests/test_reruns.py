@@ -26,7 +26,7 @@ import pytest
 import yaml
 
 from colme.config import _branch, load_schema, resolve_figure, validate_config
-from colme.engines import ENGINES, run_chunks, stage_params
+from colme.engines import ENGINES, figure_caption, run_chunks, stage_params
 from colme.provenance import canonical_json
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,6 +98,7 @@ def job_params(config: dict) -> dict:
                     )
         for stage in ("table", "figure"):
             jobs[figure, stage, None] = canonical_json(stage_params(settings, stage))
+        jobs[figure, "figure", "caption"] = figure_caption(figure, settings)
     return jobs
 
 
@@ -247,6 +248,8 @@ def test_reordered_config_changes_no_params():
     def reorder(value):
         if isinstance(value, dict):
             return {k: reorder(value[k]) for k in sorted(value, reverse=True)}
+        if isinstance(value, list):
+            return [reorder(v) for v in value]
         return value
 
     assert job_params(reorder(SHIPPED)) == BASE

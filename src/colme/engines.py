@@ -26,6 +26,7 @@ import pandas as pd
 from . import interpretations as choices
 from .consensus import Curve, PanelSpec
 from .populations import UniformClasses
+from .provenance import format_caption
 from .queries import ColmeCurve, ColmeSpec
 from .results import (
     aggregate_table,
@@ -196,7 +197,7 @@ class ConsensusEngine(SimulatedEngine):
         return f"alpha {settings['alpha_schedule']}, weights {settings['weights']}"
 
     def runtime_minutes(self, params: dict, runs: int) -> int:
-        curves = len(params["rules"]) * len(params["eps"])
+        curves = len(self.spec(params).curves)
         updates = runs * params["n_agents"] * params["degree"] * curves * params["t_max"]
         return _minutes(updates / CONSERVATIVE_UPDATES_PER_SECOND)
 
@@ -259,7 +260,7 @@ class PrivateColmeEngine(SimulatedEngine):
         return f"eps {settings['eps']:g}, delta {settings['delta']:g}, retest {settings['retest']}"
 
     def runtime_minutes(self, params: dict, runs: int) -> int:
-        curves = len(_colme_curves(params, oracle=False))
+        curves = len(self.spec(params).curves)
         steps = runs * curves * params["t_max"] * params["n_agents"]
         seconds = steps / CONSERVATIVE_AGENT_STEPS_PER_SECOND
         if params["retest"] == "every_step":
@@ -400,3 +401,9 @@ def figure_interpretations(settings: dict) -> tuple[str, ...]:
     """The choices behind a figure (a zoom figure's are its source's engine's)."""
     engine = ENGINES[settings.get("draws_as", settings["engine"])]
     return engine.interpretations
+
+
+def figure_caption(figure: str, settings: dict) -> str:
+    """Report caption: the figure's params and the choices made where its paper is silent."""
+    params = stage_params(settings, "figure")
+    return format_caption(settings["title"] or figure, params, figure_interpretations(settings))

@@ -125,7 +125,11 @@ def figure_provenance(table_meta: dict, title: str) -> dict:
 def format_caption(title: str, settings: dict, choices) -> str:
     """reStructuredText caption: bold title, one bullet per setting, then the choices made."""
     lines = [f"**{title}**", ""]
-    lines += [f"- ``{key}``: {value}" for key, value in sorted(settings.items()) if key != "title"]
+    lines += [
+        f"- ``{key}``: {value if isinstance(value, str) else canonical_json(value)}"
+        for key, value in sorted(settings.items())
+        if key != "title"
+    ]
     lines += ["", "Choices where the paper is silent:", ""]
     lines += [f"- {choice}" for choice in choices]
     return "\n".join(lines)

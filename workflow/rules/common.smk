@@ -13,8 +13,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from colme.config import ConfigError, load_schema, resolve_figure, validate_config
-from colme.engines import ENGINES, run_chunks, stage_params
-from colme.provenance import canonical_json, format_caption
+from colme.engines import ENGINES, figure_caption, run_chunks, stage_params
+from colme.provenance import canonical_json
 
 try:
     validated = validate_config(
@@ -45,7 +45,9 @@ wildcard_constraints:
 
 def engine_figures(simulated):
     """Regex of the figures whose engine is (or is not) a chunked simulation."""
-    names = [f for f in FIGURES if ENGINES[SETTINGS[f]["engine"]].simulated == simulated]
+    names = [
+        f for f in FIGURES if ENGINES[SETTINGS[f]["engine"]].simulated == simulated
+    ]
     return "|".join(names) if names else "(?!)"
 
 
@@ -91,20 +93,17 @@ def table_inputs(wildcards):
 def simulate_runtime(wildcards, attempt):
     """Minutes requested for one chunk, doubled on each retry after a time-out."""
     settings = SETTINGS[wildcards.figure]
-    params = stage_params(settings, "simulate", int(wildcards.start), int(wildcards.stop))
+    params = stage_params(
+        settings, "simulate", int(wildcards.start), int(wildcards.stop)
+    )
     runs = int(wildcards.stop) - int(wildcards.start)
-    return ENGINES[settings["engine"]].runtime_minutes(params, runs) * 2 ** (attempt - 1)
+    return ENGINES[settings["engine"]].runtime_minutes(params, runs) * 2 ** (
+        attempt - 1
+    )
 
 
 def caption(wildcards):
-    """Report caption: the figure's params and the choices made where its paper is silent."""
-    from colme.engines import figure_interpretations
-
-    settings = SETTINGS[wildcards.figure]
-    params = stage_params(settings, "figure")
-    return format_caption(
-        settings["title"] or wildcards.figure, params, figure_interpretations(settings)
-    )
+    return figure_caption(wildcards.figure, SETTINGS[wildcards.figure])
 
 
 def report_labels(kind):
