@@ -1,5 +1,6 @@
 # Two entry points (see README): `make figures` and `make test`.  Both create the
-# virtual environment .venv on first use and install the package with its extras.
+# virtual environment .venv on first use and install the tested set of packages
+# (requirements.lock, exact versions), then the package itself without dependencies.
 VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
@@ -7,10 +8,12 @@ CORES ?= all
 
 .PHONY: figures report test lint bench clean
 
-$(BIN)/.installed: pyproject.toml
+$(BIN)/.installed: pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[workflow,test]'
+	$(BIN)/python -m pip install --quiet -r requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	$(BIN)/python -m pip check
 	touch $@
 
 figures: $(BIN)/.installed
@@ -19,6 +22,7 @@ figures: $(BIN)/.installed
 report: figures
 	$(BIN)/snakemake --report results/report.html
 
+# One -q (pytest's summary line stays); CI adds -ra through PYTEST_ARGS.
 test: $(BIN)/.installed
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
