@@ -416,3 +416,95 @@ def test_ordering_on_another_x_column():
     with pytest.raises(KeyError):
         ordering(data, "A", "B")  # no t column
 
+
+
+# --------------------------------------------------------------------------- paired errors
+
+
+def simulated_pair(seed=3, runs=400, shift=0.02, noise=0.01):
+    """Per-run MSE curves of two curves sharing most of their noise (common random numbers),
+    B = A + shift/t + a little independent noise: their tables and covariance."""
+    from colme.consensus import Curve, PanelSpec
+    from colme.results import aggregate_table, covariance_table
+
+    rng = np.random.default_rng(seed)
+    t = np.arange(1, 101)
+    shared = rng.gamma(4.0, 0.25, size=(runs, 1, t.size)) / t
+    mse = np.concatenate([shared, shared + shift / t + noise * rng.standard_normal((runs, 1, t.size)) / t], axis=1)
+    spec = PanelSpec(n_agents=4, degree=2, curves=(Curve("oracle", 1.0), Curve("oracle", 2.0)), t_record=t)
+    sims = [{"runs": np.arange(runs), "t": t, "mse": mse}]
+    sizes = [{"runs": np.arange(runs), "component_sizes": np.full((runs, 4), 2)}]
+    return aggregate_table(spec, sims, sizes), covariance_table(spec, sims), mse
+
+
+def test_paired_standard_error_is_the_se_of_per_run_differences():
+    table, pairs, mse = simulated_pair()
+    assert set(pairs["curve_a"]) == {"oracle eps=1"} and set(pairs["curve_b"]) == {"oracle eps=2"}
+    from colme.claims import _paired_se, curve_rows, pair_covariance
+
+    a, b = curve_rows(table, "oracle eps=1"), curve_rows(table, "oracle eps=2")
+    cov = pair_covariance(pairs, "oracle eps=2", "oracle eps=1", a.index)  # either order
+    difference = mse[:, 1] - mse[:, 0]
+    expected = difference.std(axis=0, ddof=1) / np.sqrt(len(difference))
+    np.testing.assert_allclose(_paired_se(a["se"], b["se"], cov), expected, rtol=1e-9)
+    assert (expected < 0.1 * np.hypot(a["se"], b["se"])).all()  # CRN: far below unpaired
+
+
+def test_paired_errors_resolve_a_difference_that_independent_errors_cannot():
+    table, pairs, _ = simulated_pair()
+    claim = {"below": "oracle eps=1", "above": "oracle eps=2", "t_range": (0.0, 1.0)}
+    assert ordering(table, **claim).verdict == INCONCLUSIVE  # unpaired: lost in the noise
+    assert ordering(table, **claim, pairs=pairs).verdict == REPRODUCED
+    reversed_claim = {"below": "oracle eps=2", "above": "oracle eps=1", "t_range": (0.0, 1.0)}
+    assert ordering(table, **reversed_claim, pairs=pairs).verdict == NOT_REPRODUCED
+    # identical curves in every run: no difference, never "exact", never significant
+    same, same_pairs, _ = simulated_pair(shift=0.0, noise=0.0)
+    assert ordering(same, **claim, pairs=same_pairs).verdict == INCONCLUSIVE
+
+
+# --------------------------------------------------------------------------- diagnoses
+
+
+def test_diagnosis_confirms_or_refutes_a_stated_cause_without_touching_the_verdict():
+    claims = [
+        {"id": "c1", "figure": "f", "claim": "A beats B", "check": "ordering", "below": "A", "above": "B",
+         "diagnosis": {"cause": "B wins because of X.", "figure": "ablation", "check": "closeness",
+                       "curve": "A", "reference": "B", "tol": 0.05, "tail": 0.9}},
+        {"id": "c2", "figure": "f", "claim": "A beats B", "check": "ordering", "below": "A", "above": "B",
+         "diagnosis": {"cause": "B wins because of Y.", "figure": "refuting", "check": "closeness",
+                       "curve": "A", "reference": "B", "tol": 0.05, "tail": 0.9}},
+        {"id": "c3", "figure": "f", "claim": "B beats A", "check": "ordering", "below": "B", "above": "A",
+         "diagnosis": {"cause": "never run: reproduced", "figure": "ablation", "check": "closeness",
+                       "curve": "A", "reference": "B"}},
+    ]
+    tables = {
+        "f": table(A=precise(1.2), B=precise(1.0)),  # B beats A: c1, c2 not reproduced
+        "ablation": table(A=precise(1.01), B=precise(1.0)),  # without X, A and B agree
+        "refuting": table(A=precise(1.2), B=precise(1.0)),  # without Y, the gap stays
+    }
+    results = evaluate(claims, tables).set_index("id")
+    assert list(results["verdict"]) == [NOT_REPRODUCED, NOT_REPRODUCED, REPRODUCED]
+    assert results.loc["c1", "diagnosis verdict"] == "confirmed"
+    assert results.loc["c2", "diagnosis verdict"] == "not confirmed"
+    assert results.loc["c3", "diagnosis"] == "" and results.loc["c3", "diagnosis verdict"] == ""
+    assert results.loc["c1", "diagnosis"].startswith("B wins because of X. Check on ablation:")
+    report = to_markdown(results.reset_index())
+    assert "3 claims: 1 reproduced; 2 not reproduced (1 cause confirmed, 1 cause not confirmed" in report
+    # the claim's own verdict is the same with or without a diagnosis
+    plain = evaluate([{k: v for k, v in c.items() if k != "diagnosis"} for c in claims], tables)
+    assert list(plain["verdict"]) == list(results["verdict"])
+
+
+def test_diagnosis_strings_expand_with_each():
+    import tempfile
+
+    spec = {"figures": {"f": [{"id": "x{e}", "claim": "c", "check": "gain", "curve": "A{e}",
+                               "each": {"e": ["1", "2"]},
+                               "diagnosis": {"cause": "because {e}", "figure": "g{e}", "check": "gain",
+                                             "curve": "A{e}"}}]}}
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as handle:
+        yaml.safe_dump(spec, handle)
+    claims = load_claims(handle.name)
+    assert [c["diagnosis"]["figure"] for c in claims] == ["g1", "g2"]
+    assert claims[1]["diagnosis"]["cause"] == "because 2" and claims[1]["diagnosis"]["k"] == 2.0
+    assert table_figures(claims) == {"f", "g1", "g2"}

@@ -100,3 +100,31 @@ def test_figure_defaults_are_fig1_left():
     config = validate_config({"figures": {"mine": {"degree": 5, "eps": [1], "theta_k": [8]}}})
     settings = resolve_figure(config, "mine")
     assert settings["n_agents"] == 200 and settings["rules"] == ["oracle", "bernstein", "optimistic"]
+
+
+def test_derived_figure_is_its_base_with_overrides():
+    config = validate_config(CONFIG)
+    base, derived = config["figures"]["fig1_r5"], config["figures"]["fig1_r5_no_reset"]
+    assert derived["alpha_reset"] is False and derived["t_max"] == 10000
+    assert {k: v for k, v in derived.items() if k not in ("alpha_reset", "t_max", "runs", "title")} == {
+        k: v for k, v in base.items() if k not in ("alpha_reset", "t_max", "runs", "title")
+    }
+    nested = validate_config(broken(lambda c: c["figures"].update(
+        mine={"derived_from": "fig1_r5_no_reset", "grid": {"log": 7}})))
+    assert nested["figures"]["mine"]["grid"] == {"linear": 300, "log": 7}  # merged key by key
+    assert nested["figures"]["mine"]["alpha_reset"] is False  # through the chain
+
+
+@pytest.mark.parametrize(
+    "figures, fragments",
+    [
+        ({"a": {"derived_from": "nope"}}, ["figures.a.derived_from", "'nope'", "configured"]),
+        ({"a": {"derived_from": "b"}, "b": {"derived_from": "a"}}, ["figures.a.derived_from", "cycle a -> b -> a"]),
+        ({"a": {"derived_from": "fig1_r5", "alpha_rest": False}}, ["figures.a", "alpha_rest", "alpha_reset"]),
+    ],
+)
+def test_bad_derived_figures_name_the_key(figures, fragments):
+    with pytest.raises(ConfigError) as error:
+        validate_config(broken(lambda c: c["figures"].update(figures)))
+    for fragment in fragments:
+        assert fragment in str(error.value)

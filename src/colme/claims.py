@@ -12,10 +12,13 @@ Analytic curves (and Local, Ideal of the Private-ColME panels) have se = 0: comp
 between exact values are exact, reproduced or not reproduced, never inconclusive (values
 equal to a relative TIE count as equal, which fails a strict claim).
 
-Standard errors are the tables' ``se`` columns.  Differences and ratios of two curves
-treat them as independent; the curves of a panel share their runs' samples and noise
-draws (common random numbers, positively correlated), so this overstates the standard
-error: it can turn a verdict into "inconclusive", never into a spurious significance.
+Standard errors are the tables' ``se`` columns.  Two simulated curves of the same panel
+share their runs' instances, samples and noise draws (common random numbers), so a check
+comparing them uses the paired standard error, sqrt(se_a^2 + se_b^2 - 2 cov), with the
+covariance of their means from ``<figure>_covariance.csv`` (the standard error of the
+per-run differences).  Curves without a recorded covariance (analytic ones, or curves of
+two figures) are treated as independent.  The paired error replaces an overstated one:
+k stays 2 and every criterion is unchanged.
 """
 
 from __future__ import annotations
@@ -30,7 +33,10 @@ import yaml
 
 K = 2.0
 REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE = "reproduced", "not reproduced", "inconclusive"
-COLUMNS = ["id", "figure", "claim", "criterion", "measured", "verdict"]
+COLUMNS = ["id", "figure", "claim", "criterion", "measured", "verdict", "diagnosis", "diagnosis verdict"]
+CONFIRMED, NOT_CONFIRMED = "confirmed", "not confirmed"
+#: A diagnosis check's verdict, read as a verdict on the stated cause.
+DIAGNOSIS_VERDICTS = {REPRODUCED: CONFIRMED, NOT_REPRODUCED: NOT_CONFIRMED, INCONCLUSIVE: INCONCLUSIVE}
 
 
 @dataclass(frozen=True)
@@ -80,25 +86,45 @@ def _aligned(a: pd.DataFrame, b: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFra
     return a, b
 
 
-def _ratio(a: pd.DataFrame, b: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
-    """a/b per common t and its delta-method standard error."""
+def _ratio(a: pd.DataFrame, b: pd.DataFrame, cov=None) -> tuple[pd.Series, pd.Series]:
+    """a/b per common t and its delta-method standard error (``cov``: of the two means)."""
     a, b = _aligned(a, b)
     ratio = a["mse"] / b["mse"]
-    return ratio, ratio * np.hypot(a["se"] / a["mse"], b["se"] / b["mse"])
+    cov = np.zeros(len(a)) if cov is None else np.asarray(cov)
+    relative = _paired_se(a["se"] / a["mse"], b["se"] / b["mse"], cov / (a["mse"] * b["mse"]).to_numpy())
+    return ratio, ratio * relative
 
 
-def _z(diff, se, scale) -> tuple[np.ndarray, np.ndarray]:
-    """z = diff / se per t, and where the comparison is exact (se = 0).
+def _z(diff, se, scale, exact=None) -> tuple[np.ndarray, np.ndarray]:
+    """z = diff / se per t, and where the comparison is exact.
 
-    Exact values (analytic curves on both sides) have z = +-inf by the sign of diff, and
-    z = 0 for a tie (|diff| <= TIE |scale|); an undefined se (NaN: a single run) gives NaN.
+    Exact values (analytic curves on both sides: ``exact``, by default se = 0) have
+    z = +-inf by the sign of diff, and z = 0 for a tie (|diff| <= TIE |scale|); an
+    undefined se (NaN: a single run) gives NaN.  A simulated pair whose paired se is 0
+    (identical in every run) gives z = 0 for no difference and +-inf otherwise, without
+    counting as exact.
     """
     diff, se, scale = (np.asarray(x, dtype=float) for x in (diff, se, scale))
-    exact = se == 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = diff / se
+    exact = se == 0 if exact is None else np.asarray(exact, dtype=bool)
     tie = np.abs(diff) <= TIE * np.abs(scale)
-    return np.where(exact, np.where(tie, 0.0, np.copysign(np.inf, diff)), z), exact
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(se == 0, np.where(tie, 0.0, np.copysign(np.inf, diff)), diff / se)
+    return z, exact
+
+
+def pair_covariance(pairs: pd.DataFrame | None, a: str, b: str, index) -> np.ndarray:
+    """Cov of the Monte Carlo means of curves ``a`` and ``b`` at ``index`` (0 if unrecorded)."""
+    if pairs is None or pairs.empty or a == b:
+        return np.zeros(len(index))
+    rows = pairs[((pairs["curve_a"] == a) & (pairs["curve_b"] == b))
+                 | ((pairs["curve_a"] == b) & (pairs["curve_b"] == a))]
+    return rows.set_index("t")["cov"].reindex(index).fillna(0.0).to_numpy(dtype=float)
+
+
+def _paired_se(se_a, se_b, cov, factor=1.0) -> np.ndarray:
+    """se of a - factor b from the two se and the covariance of the means (clipped at 0)."""
+    se_a, se_b = np.asarray(se_a, dtype=float), np.asarray(se_b, dtype=float)
+    return np.sqrt(np.maximum(se_a**2 + (factor * se_b) ** 2 - 2 * factor * cov, 0.0))
 
 
 def _strict(z: np.ndarray, exact: np.ndarray, k: float) -> tuple[bool, bool]:
@@ -118,13 +144,14 @@ def _below(factor: float, name: str) -> str:
 
 
 def ordering(
-    table: pd.DataFrame, below: str, above: str, t_range=(0.1, 1.0), factor=1.0, k=K, x="t"
+    table: pd.DataFrame, below: str, above: str, t_range=(0.1, 1.0), factor=1.0, k=K, x="t",
+    pairs: pd.DataFrame | None = None,
 ) -> Verdict:
     """Curve ``below`` has a lower MSE than ``factor`` x curve ``above`` over ``t_range``
     (fractions of t_max); ``factor`` < 1 asks for a margin ("well below": 0.5).
 
-    With z(t) = (factor above - below) / sqrt(se_below^2 + factor^2 se_above^2) at every
-    recorded t of the range: reproduced if z > k at every t; not reproduced if z < -k at
+    With z(t) = (factor above - below) / sqrt(se_below^2 + factor^2 se_above^2 - 2 factor
+    cov) at every recorded t of the range (cov: of the two means, from ``pairs``): reproduced if z > k at every t; not reproduced if z < -k at
     some t (``below`` significantly above); inconclusive otherwise.  Both directions are
     judged at every t, so a reversal at a single t contradicts the claim: read the t
     reported with it.  Exact curves (se = 0 on both sides, e.g. analytic ones) are compared
@@ -132,7 +159,9 @@ def ordering(
     tie included).  ``x`` names the table's x column (default t; e.g. good_nodes).
     """
     a, b = _aligned(curve_rows(table, below, t_range, x), curve_rows(table, above, t_range, x))
-    z, exact = _z(factor * b["mse"] - a["mse"], np.hypot(a["se"], factor * b["se"]), b["mse"])
+    cov = pair_covariance(pairs, below, above, a.index)
+    z, exact = _z(factor * b["mse"] - a["mse"], _paired_se(a["se"], b["se"], cov, factor), b["mse"],
+                  (a["se"] == 0) & (b["se"] == 0))
     ratio = (a["mse"] / b["mse"]).to_numpy()
     worst = int(np.lexsort((-ratio, np.where(np.isnan(z), np.inf, z)))[0])
     lo, hi = t_range
@@ -147,23 +176,27 @@ def ordering(
 
 
 def gain(
-    table: pd.DataFrame, curve: str, benchmark="Local", tail=0.1, factor=1.0, k=K, x="t"
+    table: pd.DataFrame, curve: str, benchmark="Local", tail=0.1, factor=1.0, k=K, x="t",
+    pairs: pd.DataFrame | None = None,
 ) -> Verdict:
     """Collaborative gain: ``curve`` below ``factor`` x ``benchmark`` over the last ``tail``
     of the t range (an ``ordering`` check; factor 0.5 for "well below")."""
-    return ordering(table, curve, benchmark, (1.0 - tail, 1.0), factor, k, x)
+    return ordering(table, curve, benchmark, (1.0 - tail, 1.0), factor, k, x, pairs)
 
 
 def no_gain(
-    table: pd.DataFrame, curve: str, benchmark="Local", tail=0.1, factor=1.0, k=K, x="t"
+    table: pd.DataFrame, curve: str, benchmark="Local", tail=0.1, factor=1.0, k=K, x="t",
+    pairs: pd.DataFrame | None = None,
 ) -> Verdict:
     """No (or no large) collaborative gain: ``curve`` above ``factor`` x ``benchmark`` over
     the last ``tail`` of the t range (an ``ordering`` check; factor 0.5 for "not well
     below", the negation of ``gain`` with the same factor)."""
-    return ordering(table, benchmark, curve, (1.0 - tail, 1.0), 1.0 / factor, k, x)
+    return ordering(table, benchmark, curve, (1.0 - tail, 1.0), 1.0 / factor, k, x, pairs)
 
 
-def convergence(table: pd.DataFrame, curve: str, reference: str, tol=0.25, k=K) -> Verdict:
+def convergence(
+    table: pd.DataFrame, curve: str, reference: str, tol=0.25, k=K, pairs: pd.DataFrame | None = None
+) -> Verdict:
     """``curve`` approaches ``reference`` as t grows.
 
     R = curve / reference (delta-method se) at t_max and at mid-range (the recorded t
@@ -172,7 +205,8 @@ def convergence(table: pd.DataFrame, curve: str, reference: str, tol=0.25, k=K) 
     difference); not reproduced if g(t_max) - k se > tol or the gap grew significantly;
     inconclusive otherwise.  With se = 0 (exact curves) both tests are exact.
     """
-    ratio, se = _ratio(curve_rows(table, curve), curve_rows(table, reference))
+    rows = curve_rows(table, curve)
+    ratio, se = _ratio(rows, curve_rows(table, reference), pair_covariance(pairs, curve, reference, rows.index))
     end = ratio.index[-1]
     mid = ratio.index[np.argmin(np.abs(ratio.index - end / 2))]
     gap_end, gap_mid = abs(ratio[end] - 1), abs(ratio[mid] - 1)
@@ -197,6 +231,7 @@ def closeness(
     tail=0.1,
     k=K,
     other: pd.DataFrame | None = None,
+    pairs: pd.DataFrame | None = None,
 ) -> Verdict:
     """``curve`` within a relative ``tol`` of ``reference`` over the last ``tail`` of t.
 
@@ -208,7 +243,9 @@ def closeness(
     """
     t_range = (1.0 - tail, 1.0)
     ref = curve_rows(table if other is None else other, reference, t_range)
-    ratio, se = _ratio(curve_rows(table, curve, t_range), ref)
+    rows = curve_rows(table, curve, t_range)
+    cov = pair_covariance(pairs, curve, reference, rows.index) if other is None else None
+    ratio, se = _ratio(rows, ref, cov)
     gap = np.abs(ratio - 1)
     worst = gap.idxmax()
     where = "" if other is None else " (other figure)"
@@ -357,12 +394,13 @@ def decreasing(table: pd.DataFrame, curve: str, t_range=(0.0, 1.0), k=K, x="t") 
 
 
 def crossing(
-    table: pd.DataFrame, curve: str, reference: str, paper: float, factor=1.5, k=K, x="t"
+    table: pd.DataFrame, curve: str, reference: str, paper: float, factor=1.5, k=K, x="t",
+    pairs: pd.DataFrame | None = None,
 ) -> Verdict:
     """``curve`` is above ``reference`` early, then crosses it and stays below "for good",
     at about the paper's x = ``paper`` (tolerance: within a factor ``factor``).
 
-    With d = curve - reference and z = d / sqrt(se_c^2 + se_r^2) at every recorded x:
+    With d = curve - reference and z = d / sqrt(se_c^2 + se_r^2 - 2 cov) at every recorded x:
     x_lo is the last x with z > k (curve significantly above: the crossing for good is
     later) and x_hi the first x after x_lo with z < -k (significantly below: the crossing
     is at or before it), so the crossing lies in the band (x_lo, x_hi], the crossing
@@ -376,7 +414,8 @@ def crossing(
     """
     a, b = _aligned(curve_rows(table, curve, x=x), curve_rows(table, reference, x=x))
     d = (a["mse"] - b["mse"]).to_numpy(dtype=float)
-    z, _ = _z(d, np.hypot(a["se"], b["se"]), b["mse"])
+    cov = pair_covariance(pairs, curve, reference, a.index)
+    z, _ = _z(d, _paired_se(a["se"], b["se"], cov), b["mse"], (a["se"] == 0) & (b["se"] == 0))
     xs = a.index.to_numpy(dtype=float)
     above = np.flatnonzero(z > k)
     i_lo = int(above[-1]) if above.size else None
@@ -416,14 +455,27 @@ CHECKS = {
     "decreasing": decreasing,
     "crossing": crossing,
 }
-CLAIM_KEYS = ("id", "figure", "claim", "check", "other_figure")
+CLAIM_KEYS = ("id", "figure", "claim", "check", "other_figure", "diagnosis")
+
+
+def _formatted(value, names: dict):
+    if isinstance(value, str):
+        return value.format(**names)
+    if isinstance(value, dict):
+        return {key: _formatted(item, names) for key, item in value.items()}
+    return value
 
 
 def load_claims(path: str | Path) -> list[dict]:
     """The claims of a claims file, one dict per claim, with its figure and defaults.
 
     A claim with ``each: {name: [values], ...}`` stands for one claim per combination of
-    the values, its string fields formatted with them (``"{rule} eps={eps}"``).
+    the values, its string fields formatted with them (``"{rule} eps={eps}"``), those of
+    its ``diagnosis`` included.
+
+    A ``diagnosis`` (``cause``: one sentence; ``figure``: the table it reads, e.g. an
+    ablation; ``check`` and its parameters) is a second, separately stated check of why a
+    claim is not reproduced.  It never changes the claim's own criterion or verdict.
     """
     spec = yaml.safe_load(Path(path).read_text())
     claims = []
@@ -433,18 +485,18 @@ def load_claims(path: str | Path) -> list[dict]:
             each = entry.pop("each", {})
             for values in itertools.product(*each.values()):
                 names = dict(zip(each, values))
-                claims.append(
-                    {
-                        key: value.format(**names) if isinstance(value, str) else value
-                        for key, value in entry.items()
-                    }
-                )
+                claim = {key: _formatted(value, names) for key, value in entry.items()}
+                if "diagnosis" in claim:
+                    claim["diagnosis"] = {"k": claim.get("k", K), **claim["diagnosis"]}
+                claims.append(claim)
     return claims
 
 
 def table_figures(claims: list[dict]) -> set[str]:
-    """The figures whose tidy table some claim reads (its own figure or ``other_figure``)."""
-    return {c[key] for c in claims for key in ("figure", "other_figure") if key in c}
+    """The figures whose tidy table some claim reads (its own figure, ``other_figure`` or its
+    diagnosis's figure)."""
+    own = {c[key] for c in claims for key in ("figure", "other_figure") if key in c}
+    return own | {c["diagnosis"]["figure"] for c in claims if "diagnosis" in c}
 
 
 def bound_figures(claims: list[dict]) -> set[str]:
@@ -452,10 +504,22 @@ def bound_figures(claims: list[dict]) -> set[str]:
     return {c["figure"] for c in claims if c["check"] == "bound_value"}
 
 
-def check(claim: dict, tables: dict[str, pd.DataFrame], bounds: dict[str, pd.DataFrame]) -> Verdict:
+#: Checks comparing two curves of one table, which take the covariance of their means.
+PAIRED_CHECKS = ("ordering", "gain", "no_gain", "convergence", "closeness", "crossing")
+
+
+def check(
+    claim: dict,
+    tables: dict[str, pd.DataFrame],
+    bounds: dict[str, pd.DataFrame],
+    covariances: dict[str, pd.DataFrame] | None = None,
+) -> Verdict:
     """Run one claim's check on its figure's tidy table (or bound table); a cross-figure
-    claim gets ``other_figure``'s table as ``other``."""
+    claim gets ``other_figure``'s table as ``other``, a paired check its figure's
+    covariance table as ``pairs``."""
     params = {key: value for key, value in claim.items() if key not in CLAIM_KEYS}
+    if claim["check"] in PAIRED_CHECKS and covariances and claim["figure"] in covariances:
+        params["pairs"] = covariances[claim["figure"]]
     if "other_figure" in claim:
         params["other"] = tables[claim["other_figure"]]
     if claim["check"] == "bound_value":
@@ -467,32 +531,71 @@ def check(claim: dict, tables: dict[str, pd.DataFrame], bounds: dict[str, pd.Dat
     return CHECKS[claim["check"]](data, **params)
 
 
+def diagnose(
+    claim: dict, verdict: Verdict, tables: dict[str, pd.DataFrame], covariances: dict | None = None
+) -> tuple[str, str]:
+    """(diagnosis, diagnosis verdict) of a claim not reproduced; ("", "") otherwise.
+
+    The diagnosis's check runs on its own figure's table (an ablation or a diagnostics
+    table); reproduced reads as "confirmed", not reproduced as "not confirmed".
+    """
+    diagnosis = claim.get("diagnosis")
+    if diagnosis is None or verdict.verdict == REPRODUCED:
+        return "", ""
+    if diagnosis["figure"] not in tables:
+        return f"{diagnosis['cause']} (check not run: no table {diagnosis['figure']})", "not run"
+    params = {key: value for key, value in diagnosis.items() if key not in ("cause", "figure", "check")}
+    if diagnosis["check"] in PAIRED_CHECKS and covariances and diagnosis["figure"] in covariances:
+        params["pairs"] = covariances[diagnosis["figure"]]
+    result = CHECKS[diagnosis["check"]](tables[diagnosis["figure"]], **params)
+    text = f"{diagnosis['cause']} Check on {diagnosis['figure']}: {result.criterion}; {result.measured}"
+    return text, DIAGNOSIS_VERDICTS[result.verdict]
+
+
 def evaluate(
     claims: list[dict],
     tables: dict[str, pd.DataFrame],
     bounds: dict[str, pd.DataFrame] | None = None,
+    covariances: dict[str, pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
     """Check the claims whose figures (own and ``other_figure``) are all in ``tables``
-    (figure -> tidy table); ``bounds`` (figure -> bound table) serves bound_value claims."""
+    (figure -> tidy table); ``bounds`` (figure -> supplementary table) serves bound_value
+    claims, ``covariances`` (figure -> covariance table) the paired checks.  A claim not
+    reproduced that has a diagnosis gets its check's verdict too."""
     rows = []
     for claim in claims:
         if {claim["figure"], claim.get("other_figure", claim["figure"])} <= set(tables):
-            verdict = check(claim, tables, bounds or {})
-            rows.append([claim["id"], claim["figure"], claim["claim"], *astuple(verdict)])
+            verdict = check(claim, tables, bounds or {}, covariances)
+            rows.append([claim["id"], claim["figure"], claim["claim"], *astuple(verdict),
+                         *diagnose(claim, verdict, tables, covariances)])
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def summary(results: pd.DataFrame) -> str:
+    """Verdict counts, the claims not reproduced split by their diagnosis's verdict."""
+    counts = results["verdict"].value_counts()
+    failed = results[results["verdict"] == NOT_REPRODUCED]["diagnosis verdict"].value_counts()
+    unclear = results[results["verdict"] == INCONCLUSIVE]["diagnosis verdict"].value_counts()
+    def split(parts):
+        return ", ".join(f"{parts.get(v, 0)} {label}" for v, label in (
+            (CONFIRMED, "cause confirmed"), (NOT_CONFIRMED, "cause not confirmed"),
+            (INCONCLUSIVE, "diagnosis inconclusive"), ("", "no diagnosis yet")))
+    return (
+        f"{len(results)} claims: {counts.get(REPRODUCED, 0)} {REPRODUCED}; "
+        f"{counts.get(NOT_REPRODUCED, 0)} {NOT_REPRODUCED} ({split(failed)}); "
+        f"{counts.get(INCONCLUSIVE, 0)} {INCONCLUSIVE} ({split(unclear)})"
+    )
 
 
 def to_markdown(results: pd.DataFrame) -> str:
     """The results as a Markdown report: verdict counts, then one table row per claim."""
-    counts = results["verdict"].value_counts()
-    summary = ", ".join(
-        f"{counts.get(v, 0)} {v}" for v in (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE)
-    )
     lines = [
         "# Claims checked on the aggregated tables",
         "",
-        f"{len(results)} claims: {summary}.  Criteria: workflow/claims.yaml and "
-        "src/colme/claims.py (se = Monte Carlo standard error).",
+        f"{summary(results)}.  Criteria: workflow/claims.yaml and src/colme/claims.py "
+        "(se = Monte Carlo standard error).  A diagnosis states a cause for a claim not "
+        "reproduced and checks it on another table (an ablation); it never changes the "
+        "claim's own verdict.",
         "",
         "| " + " | ".join(COLUMNS) + " |",
         "|" + "---|" * len(COLUMNS),

@@ -96,10 +96,53 @@ def _fill_defaults(instance, schema: dict, root: dict) -> None:
             _fill_defaults(instance[key], extra, root)
 
 
+def _deep_merge(base: dict, overrides: dict) -> dict:
+    merged = copy.deepcopy(base)
+    for key, value in overrides.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def expand_derived(figures: dict) -> dict:
+    """Figures declared as ``derived_from: <figure>`` plus overrides, written out in full.
+
+    A derived figure (an ablation, a variant) is its base figure's entry as written in the
+    config, with the derived entry's keys merged over it (nested mappings key by key);
+    chains are allowed, cycles and unknown bases are errors naming the key.
+    """
+
+    def resolve(name: str, chain: tuple[str, ...]) -> dict:
+        entry = figures[name]
+        if not isinstance(entry, dict) or "derived_from" not in entry:
+            return copy.deepcopy(entry)
+        base = entry["derived_from"]
+        if base not in figures:
+            raise ConfigError(
+                f"config key figures.{name}.derived_from: {base!r} is not a configured figure; "
+                f"configured: {sorted(figures)}"
+            )
+        if base in chain:
+            raise ConfigError(
+                f"config key figures.{chain[0]}.derived_from: cycle {' -> '.join((*chain, base))}"
+            )
+        overrides = {key: value for key, value in entry.items() if key != "derived_from"}
+        return _deep_merge(resolve(base, (*chain, base)), overrides)
+
+    return {name: resolve(name, (name,)) for name in figures}
+
+
 def validate_config(config: dict, schema: dict | None = None) -> dict:
-    """Validated copy of ``config`` with defaults filled in; raises ``ConfigError``."""
+    """Validated copy of ``config`` with defaults filled in; raises ``ConfigError``.
+
+    Derived figures are expanded first, so each is validated in full like any other.
+    """
     schema = load_schema() if schema is None else schema
     config = copy.deepcopy(dict(config))
+    if isinstance(config.get("figures"), dict):
+        config["figures"] = expand_derived(config["figures"])
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path))
     if errors:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -29,8 +30,10 @@ from .populations import UniformClasses
 from .provenance import format_caption
 from .queries import ColmeCurve, ColmeSpec
 from .results import (
+    COVARIANCE_COLUMNS,
     aggregate_table,
     bound_table,
+    covariance_table,
     load_npz,
     make_instances,
     oracle_table,
@@ -48,6 +51,19 @@ NOT_NUMERIC = frozenset({"title", "runs", "chunk_runs"})
 CONSERVATIVE_UPDATES_PER_SECOND = 2e8
 CONSERVATIVE_AGENT_STEPS_PER_SECOND = 6e5
 CONSERVATIVE_PAIR_TESTS_PER_SECOND = 2e8
+
+
+class FigureTables(NamedTuple):
+    """What a figure's table stage writes: the tidy table, the supplementary table, the
+    covariance of its simulated curves' means (pairs) and the provenance extras."""
+
+    table: pd.DataFrame
+    supplement: pd.DataFrame
+    covariance: pd.DataFrame
+    provenance: dict
+
+
+NO_PAIRS = pd.DataFrame(columns=COVARIANCE_COLUMNS)
 
 
 def time_grid(t_max: int, linear: int, log: int) -> np.ndarray:
@@ -101,8 +117,8 @@ class Engine:
     def spec(self, params: dict):
         return None
 
-    def tables(self, figure: str, params: dict, inputs: dict) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
-        """(tidy table, supplementary table, provenance extras) of one figure."""
+    def tables(self, figure: str, params: dict, inputs: dict) -> FigureTables:
+        """The tables of one figure (``FigureTables``)."""
         raise NotImplementedError
 
     def subtitle(self, meta: dict) -> str:
@@ -156,7 +172,8 @@ class SimulatedEngine(Engine):
         }
         seconds = sum(float(s["seconds"]) for s in sims)
         runs = sum(len(s["runs"]) for s in sims)
-        return table, supplement, {"runs": runs, "compute_seconds": seconds, **extras}
+        provenance = {"runs": runs, "compute_seconds": seconds, **extras}
+        return FigureTables(table, supplement, covariance_table(spec, sims), provenance)
 
     def subtitle(self, meta: dict) -> str:
         return f"{meta['runs']} runs, seed {meta['settings']['seed']}, {self.details(meta['settings'])}"
@@ -284,7 +301,8 @@ class OracleEngine(Engine):
         table = oracle_table(spec)
         privacy = privacy_table(spec)
         extras = {"curves": [c.name for c in spec.curves], "privacy": privacy.to_dict(orient="records")}
-        return table, privacy, {"runs": 0, "compute_seconds": time.process_time() - start, **extras}
+        provenance = {"runs": 0, "compute_seconds": time.process_time() - start, **extras}
+        return FigureTables(table, privacy, NO_PAIRS, provenance)
 
     def subtitle(self, meta: dict) -> str:
         settings = meta["settings"]
@@ -305,8 +323,9 @@ class ZoomEngine(Engine):
         source_meta = json.loads(Path(inputs["meta"]).read_text())
         table = pd.read_csv(inputs["table"])
         zoomed = table[table["t"] <= params["t_max"]]
+        pairs = pd.read_csv(inputs["covariance"])
         meta = {**source_meta, "zoom": {"source": params["source"], "t_max": params["t_max"]}}
-        return zoomed, pd.read_csv(inputs["supplement"]), meta
+        return FigureTables(zoomed, pd.read_csv(inputs["supplement"]), pairs[pairs["t"] <= params["t_max"]], meta)
 
     def subtitle(self, meta: dict) -> str:
         return ENGINES[meta["settings"]["engine"]].subtitle(meta)
@@ -349,7 +368,8 @@ class PricerEngine(Engine):
             "checks": checks,
         }
         runs = int(table["runs"].max()) if "runs" in table.columns else 0
-        return table, supplement, {"runs": runs, "compute_seconds": seconds, **extras}
+        provenance = {"runs": runs, "compute_seconds": seconds, **extras}
+        return FigureTables(table, supplement, NO_PAIRS, provenance)
 
     def subtitle(self, meta: dict) -> str:
         settings = meta["settings"]

@@ -148,6 +148,32 @@ def aggregate_table(
     return pd.concat(frames, ignore_index=True)
 
 
+COVARIANCE_COLUMNS = ["curve_a", "curve_b", "t", "cov"]
+
+
+def covariance_table(spec: PanelSpec | ColmeSpec, sims: list[dict]) -> pd.DataFrame:
+    """Covariance of the Monte Carlo means of every pair of simulated curves, per t.
+
+    The curves of a panel share each run's instance, samples and noise draws (common
+    random numbers), so their per-run MSEs are correlated; ``cov`` = sample covariance of
+    the per-run values / runs, in the units of ``se**2``, gives the paired standard error
+    of a difference, sqrt(se_a^2 + se_b^2 - 2 cov), which the claim checks use.
+    """
+    mse = _concatenate(sims, "mse")
+    runs = mse.shape[0]
+    t = sims[0]["t"].astype(np.int64)
+    names = [curve.name for curve in spec.curves]
+    if runs < 2:
+        return pd.DataFrame(columns=COVARIANCE_COLUMNS)
+    centred = mse - mse.mean(axis=0)
+    frames = []
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            cov = (centred[:, i] * centred[:, j]).sum(axis=0) / (runs - 1) / runs
+            frames.append(pd.DataFrame({"curve_a": names[i], "curve_b": names[j], "t": t, "cov": cov}))
+    return pd.concat(frames, ignore_index=True)
+
+
 def _theorem1_coefficients(spec: PanelSpec, sizes: np.ndarray) -> dict[float, tuple[float, float]]:
     """Per eps: t times Theorem 1's asymptote, mean and standard error over the instances."""
     factor = analytic.ALPHA_FACTOR[spec.alpha_schedule]

@@ -18,6 +18,9 @@ rule claims:
         claims=CLAIMS,
         tables=expand("results/tables/{figure}.csv", figure=CLAIM_FIGURES),
         bounds=expand("results/tables/{figure}_supplement.csv", figure=BOUND_FIGURES),
+        covariances=expand(
+            "results/tables/{figure}_covariance.csv", figure=CLAIM_FIGURES
+        ),
     output:
         csv=report(
             "results/claims.csv",

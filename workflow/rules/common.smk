@@ -86,6 +86,7 @@ def table_inputs(wildcards):
             "table": f"results/tables/{source}.csv",
             "meta": f"results/tables/{source}.json",
             "supplement": f"results/tables/{source}_supplement.csv",
+            "covariance": f"results/tables/{source}_covariance.csv",
         }
     return {}
 

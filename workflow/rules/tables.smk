@@ -9,6 +9,7 @@ rule table:
     output:
         table="results/tables/{figure}.csv",
         supplement="results/tables/{figure}_supplement.csv",
+        covariance="results/tables/{figure}_covariance.csv",
         meta="results/tables/{figure}.json",
     log:
         "results/logs/table/{figure}.log",

@@ -11,12 +11,17 @@ import pandas as pd  # noqa: E402
 from colme.claims import evaluate, load_claims, to_markdown  # noqa: E402
 from colme.provenance import atomic_write_text  # noqa: E402
 
-tables = {Path(t).stem: pd.read_csv(t) for t in snakemake.input.tables}  # noqa: F821
-bounds = {
-    Path(b).stem.removesuffix("_supplement"): pd.read_csv(b)
-    for b in snakemake.input.bounds  # noqa: F821
-}
-results = evaluate(load_claims(snakemake.input.claims), tables, bounds)  # noqa: F821
+
+def by_figure(paths, suffix=""):
+    return {Path(p).stem.removesuffix(suffix): pd.read_csv(p) for p in paths}
+
+
+results = evaluate(
+    load_claims(snakemake.input.claims),  # noqa: F821
+    by_figure(snakemake.input.tables),  # noqa: F821
+    by_figure(snakemake.input.bounds, "_supplement"),  # noqa: F821
+    by_figure(snakemake.input.covariances, "_covariance"),  # noqa: F821
+)
 print(results.to_string())
 atomic_write_text(snakemake.output.csv, results.to_csv(index=False))  # noqa: F821
 atomic_write_text(snakemake.output.md, to_markdown(results))  # noqa: F821
