@@ -48,6 +48,7 @@ FIGURE_KEYS = {
         "n_agents": "instances",
         "eps": "simulate", "delta": "simulate", "pm2_split": "simulate", "theta0": "simulate",
         "retest": "simulate", "oracle": "simulate", "bayes_prior": "simulate", "t_max": "simulate",
+        "welch_dof": "simulate", "schvar2_first_interval": "simulate",
         "grid.linear": "simulate", "grid.log": "simulate", "curves": "simulate",
         # replaced by the explicit curve list when `curves` is set (fig3_varest), else numeric
         "schedules": "simulate|None", "mechanisms": "simulate|None", "weights": "simulate|None",
@@ -103,6 +104,8 @@ def job_params(config: dict) -> dict:
 
 
 BASE = job_params(SHIPPED)
+#: The shipped figures as validated (derived figures written out in full).
+VALIDATED = validate_config(SHIPPED)["figures"]
 
 
 def earliest_changes(config: dict) -> dict:
@@ -180,10 +183,10 @@ def edited(path, value):
 
 
 def expected_for(figure: str, key: str):
-    engine = SHIPPED["figures"][figure].get("engine", "ccolme")
+    engine = VALIDATED[figure]["engine"]
     expected = FIGURE_KEYS[engine].get(key, "table" if engine == "pricer" else "missing")
     if expected == "simulate|None":
-        expected = None if SHIPPED["figures"][figure].get("curves") else "simulate"
+        expected = None if VALIDATED[figure].get("curves") else "simulate"
     return expected
 
 
@@ -198,14 +201,25 @@ def test_figure_key_reruns_exactly_its_stage(figure, key, path, value):
     assert expected != "missing", f"{figure}.{key}: add it to FIGURE_KEYS"
     changes = earliest_changes(edited(path, value))
     assert changes[figure] == expected, f"{figure}.{key} -> {value!r}"
-    zooms = {f for f, s in SHIPPED["figures"].items() if s.get("engine") == "zoom" and s["source"] == figure}
-    others = {f: s for f, s in changes.items() if f != figure and f not in zooms}
+    others = {f: s for f, s in changes.items() if f != figure and f not in dependents(figure)}
     assert set(others.values()) == {None}, f"{figure}.{key} also reran {others}"
 
 
+def dependents(figure: str) -> set[str]:
+    """The figures that read ``figure``: derived from it or zooms of it, transitively."""
+    found, frontier = set(), {figure}
+    while frontier:
+        frontier = {
+            name for name, entry in SHIPPED["figures"].items()
+            if name not in found and (entry.get("derived_from") in frontier or entry.get("source") in frontier)
+        }
+        found |= frontier
+    return found
+
+
 def engine_kind(figure: str) -> str:
-    settings = SHIPPED["figures"][figure]
-    engine = settings.get("engine", "ccolme")
+    settings = VALIDATED[figure]
+    engine = settings["engine"]
     if engine == "pricer" and settings["kind"] == "feasible_set":
         return "pricer_feasible_set"
     return engine
@@ -233,7 +247,7 @@ def test_top_level_key_reruns_exactly_its_stages(key):
 
 def test_every_schema_leaf_key_is_covered():
     """A new key in the schema must be added to the expectations above."""
-    covered = {(SHIPPED["figures"][f].get("engine", "ccolme"), k) for f, k, _, _ in CASES}
+    covered = {(VALIDATED[f]["engine"], k) for f, k, _, _ in CASES}
     for engine, definition in (("ccolme", "ccolme_figure"), ("colme", "colme_figure"),
                                ("oracle", "oracle_figure"), ("zoom", "zoom_figure")):
         keys = set(SCHEMA["$defs"][definition]["properties"]) - {"engine", "runs", "chunk_runs", "grid"}
@@ -265,6 +279,6 @@ def test_more_runs_only_add_chunks_and_change_no_chunk_params():
     more = job_params({**SHIPPED, "runs": 9, "chunk_runs": 2})
     fewer = job_params(runs)
     new = {k for k in more if k[1] == "simulate" and fewer.get(k) != more[k]}
-    n_simulated = sum(1 for s in SHIPPED["figures"].values() if s.get("engine", "ccolme") in ("ccolme", "colme"))
+    n_simulated = sum(1 for s in VALIDATED.values() if s["engine"] in ("ccolme", "colme"))
     # [6, 7) becomes [6, 8) and [8, 9) is new: two chunks per simulated figure
     assert len(new) == 2 * n_simulated

@@ -118,3 +118,45 @@ def test_bayes_variant_is_nonnegative_and_equals_plain_where_that_is_valid():
     later = bayes[:, 1:]  # from the second answer on, every Bayes estimate exists
     assert np.all(np.isfinite(later)) and np.all(later >= 0)
     assert (~valid[:, 1:]).any()  # the test did meet negative plain estimates
+
+
+def test_schvar2_without_its_first_interval_is_eq16_over_the_others():
+    """schvar2_first_interval: drop: eq. (16) over intervals 2..kappa (first one shorter)."""
+    from colme.queries import _estimate_variance
+
+    rng = np.random.default_rng(11)
+    gaps = np.array([3.0, 9.0, 9.0, 9.0, 9.0, 9.0])
+    sigma_dp = 0.7
+    sums = rng.normal(0.4 * gaps, 0.5 * np.sqrt(gaps)) + sigma_dp * rng.standard_normal(gaps.size)
+    times = np.cumsum(gaps)
+    row, values = np.zeros(8), []
+    for k, (t, gap) in enumerate(zip(times, gaps), start=1):
+        value = sums[:k].sum() / t  # R_k, the running noisy mean the receiver holds
+        values.append(_estimate_variance(row, 2, 2.0, t, gap, k, value, 0.0, 0.0, 0.0, 0.0,
+                                         sigma_dp**2, 1))
+    assert values[0] == math.inf and values[1] == math.inf  # no estimate from one interval
+    scaled = sums[1:] / np.sqrt(gaps[1:])
+    expected = scaled.var(ddof=1) - sigma_dp**2 * np.mean(1 / gaps[1:])
+    assert values[-1] == pytest.approx(expected if expected > 0 else math.inf, rel=1e-12)
+
+
+def test_schvar2_variants_change_only_the_schvar2_curves():
+    """welch_dof and schvar2_first_interval act on Sch-Var-2 only: the known-variance and
+    Sch-Var-1 curves stay bit for bit, the Sch-Var-2 ones move."""
+    from colme.populations import UniformClasses
+    from colme.queries import ColmeCurve, ColmeSpec, simulate_colme_runs
+    from colme.seeding import run_generator
+
+    curves = tuple(ColmeCurve(variance=v) for v in ("known", "schvar1", "schvar2", "schvar2_bayes"))
+    rng = run_generator(1, "variants", 0, "instance")
+    classes = UniformClasses().assign(12, rng)[None]
+
+    def run(**options):
+        spec = ColmeSpec(n_agents=12, curves=curves, t_record=np.array([50, 200, 400]), **options)
+        return simulate_colme_runs(spec, classes, [run_generator(1, "variants", 0, "data")])[0]
+
+    printed = run()
+    for options in ({"welch_dof": "kappa"}, {"schvar2_first_interval": "drop"}):
+        variant = run(**options)
+        np.testing.assert_array_equal(variant[:2], printed[:2])
+        assert not np.array_equal(variant[2:], printed[2:]), options

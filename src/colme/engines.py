@@ -248,6 +248,8 @@ def _colme_spec(params: dict, oracle: bool) -> ColmeSpec:
         retest=params.get("retest", "query"),
         pm2_variance=params.get("pm2_variance", "mechanism"),
         bayes_prior=params.get("bayes_prior", "uninformative"),
+        welch_dof=params.get("welch_dof", "t_kappa"),
+        schvar2_first_interval=params.get("schvar2_first_interval", "keep"),
         population=population(params),
     )
 

@@ -39,6 +39,11 @@ PRIVATE_COLME = (
     "partial-variance releases (Lemma 3 noise), one per query interval like PM-I",
     "Sch-Var-2 rebuilds each query interval's noisy sum from consecutive releases "
     "(t_k R_k - t_{k-1} R_{k-1}), as the receiving agent can",
+    "Sch-Var-2's Welch test uses t_kappa - 1 degrees of freedom as printed (welch_dof: "
+    "kappa gives kappa - 1, the number of intervals its estimate is built from) and keeps "
+    "the first, shorter query interval (schvar2_first_interval: drop leaves it out)",
+    "rRR with retest = query makes a rejection permanent: a rejected b is never queried "
+    "again, so its statistic, hence the decision, never changes",
 )
 
 #: Choices behind the analytic Private-ColME figures (Proposition 3, Remark 3).

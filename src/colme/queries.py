@@ -89,6 +89,8 @@ class ColmeSpec:
     population: UniformClasses = UniformClasses()
     pm2_variance: str = "mechanism"  # analytic curves: the mechanism's Var[T] or eq. (21) as printed
     bayes_prior: str = "uninformative"  # eq. (19) prior; footnote 3: jeffreys, flat
+    welch_dof: str = "t_kappa"  # Sch-Var-2's Welch degrees of freedom: t_kappa - 1 (as printed) or kappa - 1
+    schvar2_first_interval: str = "keep"  # keep or drop Sch-Var-2's short first query interval
 
     @property
     def t_max(self) -> int:
@@ -141,8 +143,8 @@ def decision_thresholds(theta0: float, t_max: int) -> tuple[np.ndarray, np.ndarr
 @jit_noalias
 def _simulate_colme_run(
     classes, agent_means, half_width, sigma2, schedule, mechanism, weights, gaussian,
-    oracle, every_step, sigma_dp, sigma_w, scheme, bayes_offset, z2, theta, z_lower,
-    t_record, rng, mse_out,
+    oracle, every_step, sigma_dp, sigma_w, scheme, bayes_offset, dof_from_count, drop_first,
+    z2, theta, z_lower, t_record, rng, mse_out,
     chi, stat, var, prec, sample_sum, sample_sq, fresh, fresh_w, pointer,
     state, count, block_noise, block_coef, estimates,
 ):
@@ -153,9 +155,15 @@ def _simulate_colme_run(
     and 1/Var (0 before the first answer).  ``scheme``: 0 known variance (z-test,
     eq. (3)); 1 Sch-Var-1, 2 Sch-Var-2, 3 Sch-Var-2 with eq. (19) (Welch test, eq. (5)).
     ``estimates`` (M*M, 8) is the per-pair variance-estimation state (``_estimate_variance``).
+    Sch-Var-2 variants: ``dof_from_count`` gives the Welch test kappa - 1 degrees of freedom
+    for b's estimate (the number of intervals it is built from) instead of the printed
+    t_kappa - 1; ``drop_first`` leaves out the first query interval (shorter than M - 1
+    under RR), so that every interval has the gap the Bayesian estimator assumes.
     """
     n = classes.shape[0]
     known = scheme == 0
+    first = 1 if drop_first and scheme >= 2 else 0  # Sch-Var-2 intervals left out
+    by_count = dof_from_count and scheme >= 2
     for a in range(n):
         sample_sum[a] = 0.0
         sample_sq[a] = 0.0
@@ -202,22 +210,25 @@ def _simulate_colme_run(
             else:
                 estimate = _estimate_variance(
                     estimates[pair], scheme, bayes_offset, float(t), gap_time, count[pair], value,
-                    sample_sum[b], sample_sq[b], fresh[a], fresh_w[a], sigma_dp * sigma_dp,
+                    sample_sum[b], sample_sq[b], fresh[a], fresh_w[a], sigma_dp * sigma_dp, first,
                 )
                 var[a, b] = estimate * state[pair, DATA_COEF] + state[pair, NOISE_VAR]
             prec[a, b] = 1.0 / var[a, b]
             if not oracle and not every_step:
+                other_count = float(count[pair] - first) if by_count else float(t)
                 chi[a, b] = _accept(known, sample_sum[a], sample_sq[a], float(t), stat[a, b],
-                                    var[a, b], float(t), sigma2, z2[t], theta[t], z_lower[t])
+                                    var[a, b], other_count, sigma2, z2[t], theta[t], z_lower[t])
         record = t == t_record[next_record]
         squared_error = 0.0
         for a in range(n):
             own_mean = sample_sum[a] / t
             if every_step and not oracle:
                 for b in range(n):
+                    other_count = (float(count[a * n + b] - first) if by_count
+                                   else state[a * n + b, LAST_TIME])
                     chi[a, b] = a != b and _accept(
                         known, sample_sum[a], sample_sq[a], float(t), stat[a, b], var[a, b],
-                        state[a * n + b, LAST_TIME], sigma2, z2[t], theta[t], z_lower[t])
+                        other_count, sigma2, z2[t], theta[t], z_lower[t])
             if record:
                 own_var = sigma2 if known else _sample_variance(sample_sum[a], sample_sq[a], float(t))
                 if own_var > 0.0:
@@ -248,7 +259,9 @@ def _sample_variance(total, squares, t):
 def _accept(known, own_sum, own_sq, t, statistic, variance, t_kappa, sigma2, z2, theta, z_lower):
     """chi_a(b): z-test with known variance (Sec. III-C1) or Welch test (Sec. III-C2).
 
-    An infinite (not yet estimable) Var[T] accepts b, with weight 0.
+    ``t_kappa`` is the number of values behind b's variance estimate (its Welch degrees
+    of freedom are t_kappa - 1).  An infinite (not yet estimable) Var[T] accepts b, with
+    weight 0.
     """
     if variance == np.inf:
         return 1
@@ -265,6 +278,7 @@ def _accept(known, own_sum, own_sq, t, statistic, variance, t_kappa, sigma2, z2,
 @numba.njit(cache=True)
 def _estimate_variance(
     row, scheme, bayes_offset, t, gap, k, value, sender_sum, sender_sq, noise, noise_w, sigma_dp2,
+    first=0,
 ):
     """V_{b->a} after b's k-th answer (PM-I): Sch-Var-1 (eq. (8)) or Sch-Var-2 (eq. (16), (19)).
 
@@ -272,10 +286,14 @@ def _estimate_variance(
     sender's sample sum and sum of squares at the previous answer].  Sch-Var-2 rebuilds
     each interval's noisy sum from two consecutive answers, t_k R_k - t_{k-1} R_{k-1},
     as agent a can; Sch-Var-1's partial variances (eqs. (6)-(7)) are computed by agent b.
-    Returns inf where the estimate is not available yet or negative (weight 0).
+    Sch-Var-2 leaves out its ``first`` intervals (0 or 1; eq. (16) then runs over the
+    kappa - first others).  Returns inf where the estimate is not available yet or
+    negative (weight 0).
     """
     interval = t * value - row[0]
     row[0] = t * value
+    if k <= first:
+        return np.inf
     row[3] += 1.0 / gap
     if scheme == 1:
         part_sum = sender_sum - row[5]
@@ -290,15 +308,16 @@ def _estimate_variance(
         return estimate if estimate > 0.0 else np.inf
     row[1] += interval / math.sqrt(gap)
     row[2] += interval * interval / gap
-    if k < 2:
+    kappa = k - first
+    if kappa < 2:
         return np.inf
-    v_prime = (row[2] - row[1] * row[1] / k) / (k - 1.0)
-    noise_var = sigma_dp2 * row[3] / k
+    v_prime = (row[2] - row[1] * row[1] / kappa) / (kappa - 1.0)
+    noise_var = sigma_dp2 * row[3] / kappa
     estimate = v_prime - noise_var
     if estimate >= 0.0:
         return estimate if estimate > 0.0 else np.inf
     if scheme == 3:
-        return bayes_variance(v_prime, float(k), noise_var, bayes_offset)
+        return bayes_variance(v_prime, float(kappa), noise_var, bayes_offset)
     return np.inf
 
 
@@ -329,7 +348,8 @@ def simulate_colme_runs(
                 population.half_width, population.sigma**2, SCHEDULES[curve.schedule],
                 MECHANISMS[curve.mechanism], WEIGHTS[curve.weights], curve.noise == "gaussian",
                 curve.oracle, spec.retest == "every_step", spec.sigma_dp(curve), spec.sigma_w(curve),
-                VARIANCE_SCHEMES[curve.variance], BAYES_PRIORS[spec.bayes_prior], *thresholds,
+                VARIANCE_SCHEMES[curve.variance], BAYES_PRIORS[spec.bayes_prior],
+                spec.welch_dof == "kappa", spec.schvar2_first_interval == "drop", *thresholds,
                 t_record, copy.deepcopy(generators[run]), mse[run, index],
                 chi, *matrices, *(np.zeros(n) for _ in range(4)), np.zeros(n, dtype=np.int64),
                 *pair_state, np.zeros((n * n, 8)),
