@@ -139,3 +139,23 @@ def test_schvar1_splits_the_budget_between_means_and_variances():
         simulate_colme_runs(ColmeSpec(n_agents=5, curves=(ColmeCurve(mechanism="pm2", variance="schvar2"),),
                                       t_record=np.array([3])), random_classes(5, 1, 0),
                             [run_generator(0, "x", 0, "data")])
+
+
+def test_diagnostics_of_the_oracle_classifier_are_exact():
+    """Oracle C_a: every classmate in C_a, nobody else; under RR each other agent has
+    answered exactly t / (M - 1) times at t a multiple of M - 1."""
+    from colme.queries import DIAGNOSTICS
+
+    n = 7
+    spec = ColmeSpec(n_agents=n, curves=(ColmeCurve(oracle=True), ColmeCurve(schedule="rrr", oracle=True)),
+                     t_record=np.array([6, 12, 60]))
+    classes = np.array([[0, 0, 1, 1, 1, 2, 0]], dtype=np.int8)
+    diagnostics = np.empty((1, 2, len(DIAGNOSTICS), 3))
+    simulate_colme_runs(spec, classes, [run_generator(1, "diag", 0, "data")], diagnostics)
+    rr, rrr = diagnostics[0]
+    np.testing.assert_array_equal(rr[0], 1.0)  # classmates in C_a
+    np.testing.assert_array_equal(rr[1], 0.0)  # non-classmates in C_a
+    np.testing.assert_allclose(rr[2], [1.0, 2.0, 10.0])  # releases per accepted pair
+    np.testing.assert_array_equal(rrr[:2], rr[:2])
+    # rRR queries only C_a: its classmates answer more often than under RR
+    assert (rrr[2] > rr[2]).all()

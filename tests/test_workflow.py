@@ -51,6 +51,15 @@ def test_private_colme_and_analytic_figures(built):
     assert zoomed["t"].max() <= 40 and set(zoomed["curve"]) == set(unknown["curve"])
     privacy = pd.read_csv(built / "results/tables/tiny_e_supplement.csv")
     assert np.allclose(privacy["sample_eps"], 1.0)
+    diagnostics = pd.read_csv(built / "results/tables/tiny_c_diagnostics.csv")
+    assert set(diagnostics["quantity"]) == {"classmates in C_a", "non-classmates in C_a",
+                                            "releases per accepted pair"}
+    assert diagnostics["curve"].nunique() == 16 and (diagnostics["runs"] == 4).all()
+    shares = diagnostics[diagnostics["quantity"] != "releases per accepted pair"]["value"]
+    assert shares.between(0, 1).all()
+    assert (built / "results/figures/tiny_c_diagnostics.pdf").stat().st_size > 1000
+    pairs = pd.read_csv(built / "results/tables/tiny_c_covariance.csv")
+    assert len(pairs) == 16 * 15 // 2 * simulated["t"].nunique()
 
 
 def test_results_identical_whatever_cores_and_chunking(built, tmp_path):
@@ -117,7 +126,9 @@ def test_edits_plan_exactly_what_they_change(built, tmp_path):
     # population.sigma changes every number: every chunk and everything downstream, no instance
     sigma = tiny_with(lambda c: c.update(population={"sigma": 0.3}))
     chunks = len(list((built / "results/chunks").rglob("runs*.npz")))
-    assert planned_jobs(workdir, sigma) == {"simulate": chunks, "table": 6, "figure": 6, "all": 1}
+    assert planned_jobs(workdir, sigma) == {
+        "simulate": chunks, "table": 6, "figure": 6, "diagnostics_figure": 2, "all": 1
+    }
     # a title: that figure only
     title = tiny_with(lambda c: c["figures"]["tiny_a"].update(title="another title"))
     assert planned_jobs(workdir, title) == {"figure": 1, "all": 1}

@@ -499,6 +499,20 @@ def table_figures(claims: list[dict]) -> set[str]:
     return own | {c["diagnosis"]["figure"] for c in claims if "diagnosis" in c}
 
 
+DIAGNOSTICS_SUFFIX = "_diagnostics"
+
+
+def diagnostics_as_curves(diagnostics: pd.DataFrame) -> pd.DataFrame:
+    """A diagnostics table (curve, quantity, t, value, se, runs) as a tidy table the checks
+    read: one curve "<curve>: <quantity>" with the value in ``mse``.  A claim's diagnosis
+    names it as figure "<figure>_diagnostics"."""
+    return pd.DataFrame({
+        "curve": diagnostics["curve"] + ": " + diagnostics["quantity"],
+        "t": diagnostics["t"], "mse": diagnostics["value"], "se": diagnostics["se"],
+        "runs": diagnostics["runs"],
+    })
+
+
 def bound_figures(claims: list[dict]) -> set[str]:
     """The figures whose supplementary table (<figure>_supplement.csv: Corollary 1, Theorem 1) some claim reads."""
     return {c["figure"] for c in claims if c["check"] == "bound_value"}

@@ -28,12 +28,15 @@ from . import interpretations as choices
 from .consensus import Curve, PanelSpec
 from .populations import UniformClasses
 from .provenance import format_caption
+from .queries import DIAGNOSTICS as COLME_DIAGNOSTICS
 from .queries import ColmeCurve, ColmeSpec
 from .results import (
     COVARIANCE_COLUMNS,
+    DIAGNOSTICS_COLUMNS,
     aggregate_table,
     bound_table,
     covariance_table,
+    diagnostics_table,
     load_npz,
     make_instances,
     oracle_table,
@@ -55,15 +58,18 @@ CONSERVATIVE_PAIR_TESTS_PER_SECOND = 2e8
 
 class FigureTables(NamedTuple):
     """What a figure's table stage writes: the tidy table, the supplementary table, the
-    covariance of its simulated curves' means (pairs) and the provenance extras."""
+    covariance of its simulated curves' means (pairs), the engine's diagnostics and the
+    provenance extras."""
 
     table: pd.DataFrame
     supplement: pd.DataFrame
     covariance: pd.DataFrame
+    diagnostics: pd.DataFrame
     provenance: dict
 
 
 NO_PAIRS = pd.DataFrame(columns=COVARIANCE_COLUMNS)
+NO_DIAGNOSTICS = pd.DataFrame(columns=DIAGNOSTICS_COLUMNS)
 
 
 def time_grid(t_max: int, linear: int, log: int) -> np.ndarray:
@@ -105,6 +111,8 @@ class Engine:
     unused_globals: frozenset = frozenset({"precision"})
     #: Figure-level keys that change only the drawing.
     drawing_keys: tuple[str, ...] = ("title",)
+    #: Quantities of the engine's diagnostics table (none: no diagnostics figure).
+    diagnostics: tuple[str, ...] = ()
 
     def numeric_params(self, settings: dict) -> dict:
         """The settings that determine this figure's numbers (tables and chunk files)."""
@@ -173,7 +181,9 @@ class SimulatedEngine(Engine):
         seconds = sum(float(s["seconds"]) for s in sims)
         runs = sum(len(s["runs"]) for s in sims)
         provenance = {"runs": runs, "compute_seconds": seconds, **extras}
-        return FigureTables(table, supplement, covariance_table(spec, sims), provenance)
+        return FigureTables(
+            table, supplement, covariance_table(spec, sims), diagnostics_table(spec, sims), provenance
+        )
 
     def subtitle(self, meta: dict) -> str:
         return f"{meta['runs']} runs, seed {meta['settings']['seed']}, {self.details(meta['settings'])}"
@@ -259,6 +269,7 @@ class PrivateColmeEngine(SimulatedEngine):
 
     name = "colme"
     interpretations = choices.PRIVATE_COLME
+    diagnostics = COLME_DIAGNOSTICS
 
     def numeric_params(self, settings: dict) -> dict:
         params = super().numeric_params(settings)
@@ -304,7 +315,7 @@ class OracleEngine(Engine):
         privacy = privacy_table(spec)
         extras = {"curves": [c.name for c in spec.curves], "privacy": privacy.to_dict(orient="records")}
         provenance = {"runs": 0, "compute_seconds": time.process_time() - start, **extras}
-        return FigureTables(table, privacy, NO_PAIRS, provenance)
+        return FigureTables(table, privacy, NO_PAIRS, NO_DIAGNOSTICS, provenance)
 
     def subtitle(self, meta: dict) -> str:
         settings = meta["settings"]
@@ -326,8 +337,15 @@ class ZoomEngine(Engine):
         table = pd.read_csv(inputs["table"])
         zoomed = table[table["t"] <= params["t_max"]]
         pairs = pd.read_csv(inputs["covariance"])
+        diagnostics = pd.read_csv(inputs["diagnostics"])
         meta = {**source_meta, "zoom": {"source": params["source"], "t_max": params["t_max"]}}
-        return FigureTables(zoomed, pd.read_csv(inputs["supplement"]), pairs[pairs["t"] <= params["t_max"]], meta)
+        return FigureTables(
+            zoomed,
+            pd.read_csv(inputs["supplement"]),
+            pairs[pairs["t"] <= params["t_max"]],
+            diagnostics[diagnostics["t"] <= params["t_max"]],
+            meta,
+        )
 
     def subtitle(self, meta: dict) -> str:
         return ENGINES[meta["settings"]["engine"]].subtitle(meta)
@@ -371,7 +389,7 @@ class PricerEngine(Engine):
         }
         runs = int(table["runs"].max()) if "runs" in table.columns else 0
         provenance = {"runs": runs, "compute_seconds": seconds, **extras}
-        return FigureTables(table, supplement, NO_PAIRS, provenance)
+        return FigureTables(table, supplement, NO_PAIRS, NO_DIAGNOSTICS, provenance)
 
     def subtitle(self, meta: dict) -> str:
         settings = meta["settings"]

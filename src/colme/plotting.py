@@ -92,6 +92,31 @@ def plot_mse_panel(table: pd.DataFrame, title: str, metadata: dict, pdf: Path, p
     save_figure(fig, title, metadata, pdf, png)
 
 
+def plot_diagnostics(diagnostics: pd.DataFrame, title: str, metadata: dict, pdf: Path, png: Path) -> None:
+    """One panel per diagnostic quantity against t, a line per curve (mean over runs, with
+    a band of 2 standard errors); ``metadata`` goes into the PDF's Subject field."""
+    quantities = list(dict.fromkeys(diagnostics["quantity"]))
+    sns.set_theme(style="whitegrid", context="paper")
+    fig, axes = plt.subplots(1, len(quantities), figsize=(4.2 * len(quantities), 3.8), squeeze=False)
+    palette = dict(zip(dict.fromkeys(diagnostics["curve"]),
+                       sns.color_palette("colorblind", diagnostics["curve"].nunique())))
+    for ax, quantity in zip(axes[0], quantities):
+        rows = diagnostics[diagnostics["quantity"] == quantity]
+        for curve, line in rows.groupby("curve", sort=False):
+            style = "--" if curve.startswith("rRR") else "-"
+            ax.plot(line["t"], line["value"], style, color=palette[curve], lw=1.2, label=curve)
+            band = 2 * line["se"].fillna(0.0)
+            ax.fill_between(line["t"], line["value"] - band, line["value"] + band,
+                            color=palette[curve], alpha=0.15, lw=0)
+        ax.set_xlabel("Time $t$")
+        ax.set_title(quantity, fontsize=9)
+        ax.set_xlim(0, rows["t"].max())
+    axes[0][0].legend(fontsize=6, loc="best")
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    save_figure(fig, title, metadata, pdf, png)
+
+
 def save_figure(
     fig, title: str, metadata: dict, pdf: Path, png: Path,
     keywords: str = "colme; differential privacy; personalized mean estimation",

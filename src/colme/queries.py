@@ -50,6 +50,9 @@ from .privacy import gaussian_sigma_dp, laplace_sigma_dp, unit_laplace
 SCHEDULES = {"rr": 0, "rrr": 1}
 NOISES = ("gaussian", "laplace")
 RETESTS = ("query", "every_step")
+#: Per recorded t, averaged over agents: the share of a's classmates in C_a, the share of
+#: the other agents in C_a, and the mean number of releases kappa per accepted pair.
+DIAGNOSTICS = ("classmates in C_a", "non-classmates in C_a", "releases per accepted pair")
 
 
 @dataclass(frozen=True)
@@ -144,11 +147,12 @@ def decision_thresholds(theta0: float, t_max: int) -> tuple[np.ndarray, np.ndarr
 def _simulate_colme_run(
     classes, agent_means, half_width, sigma2, schedule, mechanism, weights, gaussian,
     oracle, every_step, sigma_dp, sigma_w, scheme, bayes_offset, dof_from_count, drop_first,
-    z2, theta, z_lower, t_record, rng, mse_out,
+    z2, theta, z_lower, t_record, rng, mse_out, diagnostics_out,
     chi, stat, var, prec, sample_sum, sample_sq, fresh, fresh_w, pointer,
     state, count, block_noise, block_coef, estimates,
 ):
-    """One run of Algorithm 1 for one curve; writes the average MSE at ``t_record``.
+    """One run of Algorithm 1 for one curve; writes the average MSE at ``t_record``, and
+    the ``DIAGNOSTICS`` at those times to ``diagnostics_out`` (3, len(t_record)).
 
     ``chi``/``stat``/``var``/``prec`` (M, M) hold, for receiver a and sender b,
     chi_a(b), T_{b->a}, Var[T_{b->a}] (known variance) or its estimate (Sec. III-C2),
@@ -220,6 +224,8 @@ def _simulate_colme_run(
                                     var[a, b], other_count, sigma2, z2[t], theta[t], z_lower[t])
         record = t == t_record[next_record]
         squared_error = 0.0
+        mates_share = others_share = releases = 0.0
+        with_mates = with_others = accepted_pairs = 0
         for a in range(n):
             own_mean = sample_sum[a] / t
             if every_step and not oracle:
@@ -242,8 +248,29 @@ def _simulate_colme_run(
                 else:  # t = 1 without a known variance: no weights yet, keep the own mean
                     error = own_mean - agent_means[a]
                 squared_error += error * error
+                mates = others = mates_in = others_in = 0
+                for b in range(n):
+                    if b == a:
+                        continue
+                    same = classes[a] == classes[b]
+                    mates += same
+                    others += not same
+                    if chi[a, b]:
+                        mates_in += same
+                        others_in += not same
+                        releases += count[a * n + b]
+                        accepted_pairs += 1
+                if mates:
+                    mates_share += mates_in / mates
+                    with_mates += 1
+                if others:
+                    others_share += others_in / others
+                    with_others += 1
         if record:
             mse_out[next_record] = squared_error / n
+            diagnostics_out[0, next_record] = mates_share / with_mates if with_mates else np.nan
+            diagnostics_out[1, next_record] = others_share / with_others if with_others else np.nan
+            diagnostics_out[2, next_record] = releases / accepted_pairs if accepted_pairs else np.nan
             next_record += 1
 
 
@@ -322,9 +349,16 @@ def _estimate_variance(
 
 
 def simulate_colme_runs(
-    spec: ColmeSpec, classes: np.ndarray, generators: list[np.random.Generator]
+    spec: ColmeSpec,
+    classes: np.ndarray,
+    generators: list[np.random.Generator],
+    diagnostics: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Average MSE (runs, curves, len(t_record)); every curve replays each run's stream."""
+    """Average MSE (runs, curves, len(t_record)); every curve replays each run's stream.
+
+    ``diagnostics`` (runs, curves, len(DIAGNOSTICS), len(t_record)), if given, receives the
+    ``DIAGNOSTICS`` of every run and curve.
+    """
     t_record = np.asarray(spec.t_record, dtype=np.int64)
     if t_record.ndim != 1 or t_record[0] < 1 or np.any(np.diff(t_record) <= 0):
         raise ValueError("t_record must be strictly increasing times >= 1")
@@ -338,6 +372,8 @@ def simulate_colme_runs(
     levels = pm2_levels(spec.t_max)
     population = spec.population
     mse = np.empty((classes.shape[0], len(spec.curves), len(t_record)))
+    if diagnostics is None:
+        diagnostics = np.empty((*mse.shape[:2], len(DIAGNOSTICS), len(t_record)))
     matrices = [np.zeros((n, n)) for _ in range(3)]
     chi = np.zeros((n, n), dtype=np.uint8)
     for run in range(classes.shape[0]):
@@ -350,7 +386,7 @@ def simulate_colme_runs(
                 curve.oracle, spec.retest == "every_step", spec.sigma_dp(curve), spec.sigma_w(curve),
                 VARIANCE_SCHEMES[curve.variance], BAYES_PRIORS[spec.bayes_prior],
                 spec.welch_dof == "kappa", spec.schvar2_first_interval == "drop", *thresholds,
-                t_record, copy.deepcopy(generators[run]), mse[run, index],
+                t_record, copy.deepcopy(generators[run]), mse[run, index], diagnostics[run, index],
                 chi, *matrices, *(np.zeros(n) for _ in range(4)), np.zeros(n, dtype=np.int64),
                 *pair_state, np.zeros((n * n, 8)),
             )

@@ -16,6 +16,7 @@ import pandas as pd
 
 from . import analytic
 from .consensus import PanelSpec, simulate_runs
+from .queries import DIAGNOSTICS as COLME_DIAGNOSTICS
 from .queries import ColmeSpec, simulate_colme_runs
 from .graphs import random_regular_edges
 from .mechanisms import pm2_levels
@@ -57,8 +58,11 @@ def simulate_chunk(
     """Run the engine on a chunk's instances; returns per-run MSE curves and provenance."""
     generators = [run_generator(root_seed, figure, int(run), "data") for run in instances["runs"]]
     start = time.perf_counter()
+    extra = {}
     if isinstance(spec, ColmeSpec):
-        mse = simulate_colme_runs(spec, instances["classes"], generators)
+        shape = (len(generators), len(spec.curves), len(COLME_DIAGNOSTICS), len(spec.t_record))
+        extra = {"diagnostics": np.empty(shape), "diagnostic_names": np.array(COLME_DIAGNOSTICS)}
+        mse = simulate_colme_runs(spec, instances["classes"], generators, extra["diagnostics"])
     else:
         mse = simulate_runs(
             spec, instances["classes"], instances["edges"], generators, np.dtype(precision).type
@@ -68,6 +72,7 @@ def simulate_chunk(
         "t": np.asarray(spec.t_record),
         "curves": np.array([c.name for c in spec.curves]),
         "mse": mse,
+        **extra,
         "seconds": np.array(time.perf_counter() - start),
     }
 
@@ -149,6 +154,34 @@ def aggregate_table(
 
 
 COVARIANCE_COLUMNS = ["curve_a", "curve_b", "t", "cov"]
+DIAGNOSTICS_COLUMNS = ["curve", "quantity", "t", "value", "se", "runs"]
+
+
+def diagnostics_table(spec: PanelSpec | ColmeSpec, sims: list[dict]) -> pd.DataFrame:
+    """Tidy diagnostics of a simulated figure: per curve, quantity and recorded t, the mean
+    over runs and its standard error (empty where the engine records none).
+
+    Private-ColME: the share of an agent's classmates in C_a and of the other agents, and
+    the mean number of releases per accepted pair (``colme.queries.DIAGNOSTICS``).
+    """
+    if "diagnostics" not in sims[0]:
+        return pd.DataFrame(columns=DIAGNOSTICS_COLUMNS)
+    values = _concatenate(sims, "diagnostics")  # (runs, curves, quantities, t)
+    names = [str(name) for name in sims[0]["diagnostic_names"]]
+    t = sims[0]["t"].astype(np.int64)
+    runs = values.shape[0]
+    with np.errstate(invalid="ignore"):
+        mean = np.nanmean(values, axis=0) if runs else values[0]
+        counted = np.sum(~np.isnan(values), axis=0)
+        spread = np.nanstd(values, axis=0, ddof=1) if runs > 1 else np.full(mean.shape, np.nan)
+    se = spread / np.sqrt(np.maximum(counted, 1))
+    frames = [
+        pd.DataFrame({"curve": curve.name, "quantity": name, "t": t, "value": mean[i, q],
+                      "se": se[i, q], "runs": counted[i, q]})
+        for i, curve in enumerate(spec.curves)
+        for q, name in enumerate(names)
+    ]
+    return pd.concat(frames, ignore_index=True)
 
 
 def covariance_table(spec: PanelSpec | ColmeSpec, sims: list[dict]) -> pd.DataFrame:

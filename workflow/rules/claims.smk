@@ -1,10 +1,14 @@
-from colme.claims import bound_figures, load_claims, table_figures
+from colme.claims import DIAGNOSTICS_SUFFIX, bound_figures, load_claims, table_figures
 
 CLAIMS = Path(workflow.basedir) / "workflow/claims.yaml"
 CLAIM_LIST = load_claims(CLAIMS)
 # Tidy tables of the claims' figures (own and cross-figure) that the config builds, and
 # the supplementary tables where a bound_value claim reads one (Corollary 1, Theorem 1).
 CLAIM_FIGURES = sorted(table_figures(CLAIM_LIST) & set(FIGURES))
+# Diagnostics tables a diagnosis reads (figure "<figure>_diagnostics").
+DIAGNOSTICS_FIGURES = sorted(
+    {f.removesuffix(DIAGNOSTICS_SUFFIX) for f in table_figures(CLAIM_LIST)} & set(DIAGNOSED)
+)
 BOUND_FIGURES = sorted(bound_figures(CLAIM_LIST) & set(FIGURES))
 
 

@@ -35,6 +35,7 @@ localrules:
     instances,
     table,
     figure,
+    diagnostics_figure,
 
 
 wildcard_constraints:
@@ -87,6 +88,7 @@ def table_inputs(wildcards):
             "meta": f"results/tables/{source}.json",
             "supplement": f"results/tables/{source}_supplement.csv",
             "covariance": f"results/tables/{source}_covariance.csv",
+            "diagnostics": f"results/tables/{source}_diagnostics.csv",
         }
     return {}
 
@@ -130,5 +132,14 @@ def report_labels(kind):
     return labels
 
 
+DIAGNOSED = [f for f in FIGURES if ENGINES[SETTINGS[f]["engine"]].diagnostics]
+
+
 def figure_targets():
-    return expand("results/figures/{figure}.{ext}", figure=FIGURES, ext=("pdf", "png"))
+    return expand(
+        "results/figures/{figure}.{ext}", figure=FIGURES, ext=("pdf", "png")
+    ) + expand(
+        "results/figures/{figure}_diagnostics.{ext}",
+        figure=DIAGNOSED,
+        ext=("pdf", "png"),
+    )

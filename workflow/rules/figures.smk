@@ -36,3 +36,31 @@ rule figure:
         caption=caption,
     script:
         "../scripts/figure.py"
+
+
+rule diagnostics_figure:
+    """The engine's diagnostics against t (e.g. Private-ColME: who is in C_a, releases)."""
+    input:
+        diagnostics="results/tables/{figure}_diagnostics.csv",
+        meta="results/tables/{figure}.json",
+    output:
+        pdf=report(
+            "results/figures/{figure}_diagnostics.pdf",
+            caption="../report/diagnostics.rst",
+            category="Diagnostics",
+            subcategory="{figure}",
+            labels=report_labels("PDF"),
+        ),
+        png="results/figures/{figure}_diagnostics.png",
+    log:
+        "results/logs/figures/{figure}_diagnostics.log",
+    benchmark:
+        "results/benchmarks/diagnostics_figure/{figure}.tsv"
+    wildcard_constraints:
+        figure="|".join(DIAGNOSED) or "(?!)",
+    conda:
+        "../../environment.yml"
+    params:
+        spec=params_of("figure"),
+    script:
+        "../scripts/diagnostics_figure.py"

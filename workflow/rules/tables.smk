@@ -10,6 +10,7 @@ rule table:
         table="results/tables/{figure}.csv",
         supplement="results/tables/{figure}_supplement.csv",
         covariance="results/tables/{figure}_covariance.csv",
+        diagnostics="results/tables/{figure}_diagnostics.csv",
         meta="results/tables/{figure}.json",
     log:
         "results/logs/table/{figure}.log",

@@ -20,4 +20,5 @@ print(f"{figure}: {len(tables.table)} rows, {meta['runs']} runs, {meta['compute_
 atomic_write_text(snakemake.output.table, tables.table.to_csv(index=False))  # noqa: F821
 atomic_write_text(snakemake.output.supplement, tables.supplement.to_csv(index=False))  # noqa: F821
 atomic_write_text(snakemake.output.covariance, tables.covariance.to_csv(index=False))  # noqa: F821
+atomic_write_text(snakemake.output.diagnostics, tables.diagnostics.to_csv(index=False))  # noqa: F821
 write_json(snakemake.output.meta, meta)  # noqa: F821
