@@ -7,7 +7,12 @@ CLAIM_LIST = load_claims(CLAIMS)
 CLAIM_FIGURES = sorted(table_figures(CLAIM_LIST) & set(FIGURES))
 # Diagnostics tables a diagnosis reads (figure "<figure>_diagnostics").
 DIAGNOSTICS_FIGURES = sorted(
-    {f.removesuffix(DIAGNOSTICS_SUFFIX) for f in table_figures(CLAIM_LIST)} & set(DIAGNOSED)
+    {
+        f.removesuffix(DIAGNOSTICS_SUFFIX)
+        for f in table_figures(CLAIM_LIST)
+        if f.endswith(DIAGNOSTICS_SUFFIX)
+    }
+    & set(DIAGNOSED)
 )
 BOUND_FIGURES = sorted(bound_figures(CLAIM_LIST) & set(FIGURES))
 
@@ -24,6 +29,9 @@ rule claims:
         bounds=expand("results/tables/{figure}_supplement.csv", figure=BOUND_FIGURES),
         covariances=expand(
             "results/tables/{figure}_covariance.csv", figure=CLAIM_FIGURES
+        ),
+        diagnostics=expand(
+            "results/tables/{figure}_diagnostics.csv", figure=DIAGNOSTICS_FIGURES
         ),
     output:
         csv=report(
