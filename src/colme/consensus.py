@@ -141,21 +141,23 @@ def run_key(generator: np.random.Generator) -> int:
 # -offset_ab makes it symmetric bit for bit.
 
 _TEMPLATE = '''
-def kernel(indptr, neighbours, offset, same, agent_means, half_width, sigma, rule, sigma_dp, beta_bar,
-           theta_k, degree, delta, weight_offset, one, alpha, one_minus_alpha, alpha_reset,
-           t_record, key, mse_out, accepted, clock, noisy, error, error_next, set_size,
-           inverse_weight, flips, threshold, sample_sum, noise_sum):
+def kernel(indptr, upper, neighbour_row, edge_row, offset, same, agent_means, half_width, sigma,
+           rule, sigma_dp, beta_bar, theta_k, degree, delta, weight_offset, one, block_scale,
+           block_shift, alpha_reset, t_record, key, mse_out, accepted, clock, noisy, error,
+           error_next, set_size, inverse_weight, flips, threshold, sample_sum, noise_sum):
     n_agents = sample_sum.shape[0]
     zero = one - one
+    two = one + one
     oracle@ = one if rule[@] == 0 else zero
     noise_scale@ = sigma_dp[@]
     for a in range(n_agents):
+        ra = np.uint64(a) * LANES
         sample_sum[a] = 0.0
         noise_sum[a] = 0.0
-        error[a, @] = -agent_means[a]  # mu~^(0) = 0
-        clock[a, @] = 0
-    for k in range(neighbours.shape[0]):
-        accepted[k, @] = zero
+        error[ra + U@] = -agent_means[a]  # mu~^(0) = 0
+        clock[ra + U@] = zero
+    for i in range(accepted.shape[0]):
+        accepted[i] = zero
     counter = key
     next_record = 0
     t_max = t_record[t_record.shape[0] - 1]
@@ -169,55 +171,72 @@ def kernel(indptr, neighbours, offset, same, agent_means, half_width, sigma, rul
             noise_sum[a] += unit_laplace(mix_uniform(counter))
         threshold[@] = acceptance_threshold(rule[@], t, theta_k[@], sigma, beta_bar[@], noise_scale@, degree, n_agents, delta)
         limit@ = threshold[@]
+        first = one if t == 1 else zero  # C_a^(0) is empty: everybody changes at t = 1
         for a in range(n_agents):
+            ra = np.uint64(a) * LANES
             s = sample_sum[a]
             z = noise_sum[a]
-            noisy[a, @] = (s + noise_scale@ * z) * inv_t
-        # Decision rule chi_a^(t)(b), |C_a^(t)| and whether C_a^(t) != C_a^(t-1).
-        first = one if t == 1 else zero  # C_a^(0) is empty
+            noisy[ra + U@] = (s + noise_scale@ * z) * inv_t
+            set_size[ra + U@] = one
+            flips[ra + U@] = first
+        # Decision rule chi_a^(t)(b) = chi_b^(t)(a), once per edge {a, b}, from its lower end
+        # a (neighbours k >= upper[a] have b > a): |C_a^(t)|, |C_b^(t)| and whether
+        # C^(t) != C^(t-1) accumulate at both ends.
         for a in range(n_agents):
-            mine@ = noisy[a, @]
-            size@ = one
-            flip@ = first
-            for k in range(indptr[a], indptr[a + 1]):
-                b = neighbours[k]
+            ra = np.uint64(a) * LANES
+            mine@ = noisy[ra + U@]
+            size@ = set_size[ra + U@]
+            flip@ = flips[ra + U@]
+            for k in range(upper[a], indptr[a + 1]):
+                rb = neighbour_row[k]
+                re = edge_row[k]
                 d = offset[k]
                 same_class = same[k]
-                now@ = max(one if abs(mine@ - noisy[b, @] + d) < limit@ else zero, same_class * oracle@)
-                flip@ += abs(now@ - accepted[k, @])
-                accepted[k, @] = now@
+                now@ = max(one if abs(mine@ - noisy[rb + U@] + d) < limit@ else zero, same_class * oracle@)
+                change@ = abs(now@ - accepted[re + U@])
+                accepted[re + U@] = now@
                 size@ += now@
-            set_size[a, @] = size@
-            inverse_weight[a, @] = one / (size@ + weight_offset)
-            flips[a, @] = flip@
-        # Consensus step with W^(t) of eq. (2): W_ab = min(1/(|C_a|+1), 1/(|C_b|+1)).
+                flip@ += change@
+                set_size[rb + U@] += now@
+                flips[rb + U@] += change@
+            set_size[ra + U@] = size@
+            flips[ra + U@] = flip@
+            inverse_weight[ra + U@] = one / (size@ + weight_offset)
+        # Consensus step with W^(t) of eq. (2): W_ab = min(1/(|C_a|+1), 1/(|C_b|+1)), and
+        # alpha of the agent's clock tau: 1 - alpha = 1/(block + 2), block = floor(tau *
+        # block_scale) + block_shift (floor10: tau/10 and 0; theory: tau and -1).
         for a in range(n_agents):
-            own@ = inverse_weight[a, @]
+            ra = np.uint64(a) * LANES
+            own@ = inverse_weight[ra + U@]
             pull@ = zero
             weight@ = zero
             for k in range(indptr[a], indptr[a + 1]):
-                b = neighbours[k]
+                rb = neighbour_row[k]
+                re = edge_row[k]
                 d = offset[k]
-                w@ = accepted[k, @] * min(own@, inverse_weight[b, @])
-                pull@ += w@ * (error[b, @] - d)
+                w@ = accepted[re + U@] * min(own@, inverse_weight[rb + U@])
+                pull@ += w@ * (error[rb + U@] - d)
                 weight@ += w@
-            tick@ = 1 if alpha_reset and flips[a, @] > zero else clock[a, @] + 1
-            clock[a, @] = tick@
-            error_next[a, @] = one_minus_alpha[tick@] * noisy[a, @] + alpha[tick@] * (pull@ + (one - weight@) * error[a, @])
+            tick@ = one if alpha_reset and flips[ra + U@] > zero else clock[ra + U@] + one
+            clock[ra + U@] = tick@
+            fresh@ = one / (np.floor(tick@ * block_scale) + block_shift + two)
+            error_next[ra + U@] = fresh@ * noisy[ra + U@] + (one - fresh@) * (pull@ + (one - weight@) * error[ra + U@])
         # A copy, not a swap: swapped references would hide from LLVM which argument each
         # name points to, and the no-alias vectorization would be lost.
-        for a in range(n_agents):
-            error[a, @] = error_next[a, @]
+        for i in range(error.shape[0]):
+            error[i] = error_next[i]
         if t == t_record[next_record]:
             # Final if/else of Algorithm 1: local mean when every |C_b| <= 2, b in C_a.
             squared@ = 0.0
             for a in range(n_agents):
+                ra = np.uint64(a) * LANES
                 local_error = sample_sum[a] * inv_t
-                largest@ = set_size[a, @]
+                largest@ = set_size[ra + U@]
                 for k in range(indptr[a], indptr[a + 1]):
-                    b = neighbours[k]
-                    largest@ = max(largest@, accepted[k, @] * set_size[b, @])
-                estimate@ = local_error if largest@ <= 2 else np.float64(error[a, @])
+                    rb = neighbour_row[k]
+                    re = edge_row[k]
+                    largest@ = max(largest@, accepted[re + U@] * set_size[rb + U@])
+                estimate@ = local_error if largest@ <= 2 else np.float64(error[ra + U@])
                 squared@ += estimate@ * estimate@
             mse_out[@, next_record] = squared@ / n_agents
             next_record += 1
@@ -234,7 +253,7 @@ def kernel_source(lanes: int) -> str:
     lines = []
     for line in _TEMPLATE.splitlines():
         if "@" in line:
-            lines.extend(line.replace("@", str(c)) for c in range(lanes))
+            lines.extend(line.replace("U@", f"U{c}").replace("@", str(c)) for c in range(lanes))
         else:
             lines.append(line)
     return "\n".join(lines) + "\n"
@@ -248,6 +267,8 @@ def compiled_kernel(lanes: int):
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         namespace = {
             "np": np,
+            "LANES": np.uint64(lanes),
+            **{f"U{c}": np.uint64(c) for c in range(lanes)},
             "GOLDEN": _GOLDEN,
             "mix_uniform": _mix_uniform,
             "unit_laplace": unit_laplace,
@@ -264,6 +285,12 @@ def lane_groups(n_curves: int) -> tuple[int, int]:
     return groups, -(-n_curves // groups)
 
 
+#: alpha_tau = (block + 1)/(block + 2), block = floor(tau * scale) + shift: the schedules of
+#: ``decision_rules.alpha_table`` (floor10: floor(tau/10); theory: tau - 1), computed in the
+#: kernel (no table gather); 0.1 rounds up in binary, so floor(tau * 0.1) = floor(tau / 10).
+BLOCKS = {"floor10": (0.1, 0.0), "theory": (1.0, -1.0)}
+
+
 class Workspace:
     """The kernel's scratch arrays, allocated once per call of ``simulate_runs``.
 
@@ -271,11 +298,11 @@ class Workspace:
     ``jit_noalias`` holds by construction.
     """
 
-    def __init__(self, n_agents: int, n_directed_edges: int, lanes: int, dtype):
-        per_agent = [np.zeros((n_agents, lanes), dtype=dtype) for _ in range(6)]
+    def __init__(self, n_agents: int, n_edges: int, lanes: int, dtype):
+        per_agent = [np.zeros(n_agents * lanes, dtype=dtype) for _ in range(6)]
         self.arrays = (
-            np.zeros((n_directed_edges, lanes), dtype=dtype),  # accepted
-            np.zeros((n_agents, lanes), dtype=np.int64),  # alpha clock
+            np.zeros(n_edges * lanes, dtype=dtype),  # accepted, per undirected edge
+            np.zeros(n_agents * lanes, dtype=dtype),  # alpha clock
             *per_agent,  # noisy-mean error, error, next error, |C_a|, 1/(|C_a|+offset), flips
             np.zeros(lanes, dtype=dtype),  # thresholds
             np.zeros(n_agents),  # running sums of x_a - mu_a
@@ -312,26 +339,38 @@ def simulate_runs(
         key: np.concatenate([value, np.repeat(value[-1:], padded - n_curves)])
         for key, value in spec.curve_arrays().items()
     }
-    alpha64 = alpha_table(spec.alpha_schedule, spec.t_max)
-    alpha = alpha64.astype(dtype)
-    one_minus_alpha = (1.0 - alpha64).astype(dtype)  # accurate 1 - alpha_t ~ 10/t in float32
+    alpha_table(spec.alpha_schedule, 1)  # validates the schedule's name
+    block_scale, block_shift = BLOCKS[spec.alpha_schedule]
+    if dtype(spec.t_max + 1) == dtype(spec.t_max):
+        raise ValueError(f"t_max={spec.t_max} is beyond the integers {dtype.__name__} holds exactly")
     weight_offset = dtype(WEIGHT_OFFSETS[spec.weights])
-    workspace = Workspace(spec.n_agents, 2 * edges.shape[1], lanes, dtype)
+    workspace = Workspace(spec.n_agents, edges.shape[1], lanes, dtype)
     kernel = compiled_kernel(lanes)
     mse = np.empty((n_runs, padded, len(t_record)))
     population = spec.population
     for run in range(n_runs):
         indptr, neighbours = csr_neighbours(edges[run], spec.n_agents)
         heads = np.repeat(np.arange(spec.n_agents), np.diff(indptr))
+        upper = indptr[:-1] + np.bincount(heads[neighbours < heads], minlength=spec.n_agents)
+        _, edge_id = np.unique(
+            np.minimum(heads, neighbours) * spec.n_agents + np.maximum(heads, neighbours),
+            return_inverse=True,
+        )
         mu = population.agent_means(classes[run])
         offset = (mu[heads] - mu[neighbours]).astype(dtype)
         same = (classes[run][heads] == classes[run][neighbours]).astype(dtype)
+        # Unsigned indices (no negative-index wraparound in the kernel), rows premultiplied.
+        indptr, upper = indptr.astype(np.uint64), upper.astype(np.uint64)
+        neighbour_row = (neighbours * lanes).astype(np.uint64)
+        edge_row = (edge_id.reshape(-1) * lanes).astype(np.uint64)
         key = np.uint64(run_key(generators[run]))
         for first in range(0, padded, lanes):
             group = slice(first, first + lanes)
             kernel(
                 indptr,
-                neighbours,
+                upper,
+                neighbour_row,
+                edge_row,
                 offset,
                 same,
                 mu,
@@ -345,8 +384,8 @@ def simulate_runs(
                 float(spec.optimistic_delta),
                 weight_offset,
                 dtype(1),
-                alpha,
-                one_minus_alpha,
+                dtype(block_scale),
+                dtype(block_shift),
                 bool(spec.alpha_reset),
                 t_record,
                 key,
