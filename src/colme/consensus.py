@@ -204,23 +204,25 @@ def kernel(indptr, upper, neighbour_row, edge_row, offset, same, agent_means, ha
             inverse_weight[ra + U@] = one / (size@ + weight_offset)
         # Consensus step with W^(t) of eq. (2): W_ab = min(1/(|C_a|+1), 1/(|C_b|+1)), and
         # alpha of the agent's clock tau: 1 - alpha = 1/(block + 2), block = floor(tau *
-        # block_scale) + block_shift (floor10: tau/10 and 0; theory: tau and -1).
+        # block_scale) + block_shift (floor10: tau/10 and 0; theory: tau and -1).  In
+        # increment form, (W e)_a = e_a + sum_b W_ab (e_b - e_a) and alpha m + (1 - alpha) x =
+        # m + (1 - alpha)(x - m): no rounded 1 - sum W or alpha multiplies a whole value.
         for a in range(n_agents):
             ra = np.uint64(a) * LANES
             own@ = inverse_weight[ra + U@]
+            mine@ = error[ra + U@]
             pull@ = zero
-            weight@ = zero
             for k in range(indptr[a], indptr[a + 1]):
                 rb = neighbour_row[k]
                 re = edge_row[k]
                 d = offset[k]
                 w@ = accepted[re + U@] * min(own@, inverse_weight[rb + U@])
-                pull@ += w@ * (error[rb + U@] - d)
-                weight@ += w@
+                pull@ += w@ * (error[rb + U@] - d - mine@)
             tick@ = one if alpha_reset and flips[ra + U@] > zero else clock[ra + U@] + one
             clock[ra + U@] = tick@
             fresh@ = one / (np.floor(tick@ * block_scale) + block_shift + two)
-            error_next[ra + U@] = fresh@ * noisy[ra + U@] + (one - fresh@) * (pull@ + (one - weight@) * error[ra + U@])
+            mixed@ = mine@ + pull@
+            error_next[ra + U@] = mixed@ + fresh@ * (noisy[ra + U@] - mixed@)
         # A copy, not a swap: swapped references would hide from LLVM which argument each
         # name points to, and the no-alias vectorization would be lost.
         for i in range(error.shape[0]):
