@@ -1,21 +1,38 @@
 """Throughput of the Private-C-ColME kernel and projected paper-fidelity wall time.
 
-Prints config-edge-updates per second per core, where one config-edge-update is one
-(agent a, neighbour b in N_a, curve) triple processed in one time step, i.e. a panel
-with M agents, degree r and C curves does M*r*C of them per step.  Usage:
+Prints the CPU, its vector ISA and the one Numba compiles for (``NUMBA_CPU_NAME`` /
+``NUMBA_CPU_FEATURES``), the lanes per kernel call, and config-edge-updates per second
+per core for each (r, precision), where one config-edge-update is one (agent a, neighbour
+b in N_a, curve) triple processed in one time step, i.e. a panel with M agents, degree r
+and C curves does M*r*C of them per step.  Seconds are CPU seconds of this process (best
+of ``--repeat``), so other load on a shared machine disturbs them less than wall time.
+``--baseline REF`` also measures the kernel of git revision REF in the same process,
+interleaved, and prints the ratio.  Usage:
 
-    python benchmarks/bench_consensus.py [--t-max 3000] [--runs 2] [--dtype float32]
+    python benchmarks/bench_consensus.py [--t-max 3000] [--runs 2] [--dtypes float32 float64]
+        [--baseline bea72b1]
+
+Another CPU on this machine: ``NUMBA_CPU_NAME=haswell NUMBA_CPU_FEATURES=<host features
+without avx512*>`` (the name alone keeps the host's AVX-512 features), with a private
+``NUMBA_CACHE_DIR``.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import math
+import os
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
-from colme.consensus import Curve, PanelSpec, simulate_runs
+from colme import consensus
+from colme.consensus import Curve, PanelSpec, lane_groups
 from colme.graphs import random_regular_edges
 from colme.populations import UniformClasses
 from colme.seeding import run_generator
@@ -23,54 +40,121 @@ from colme.seeding import run_generator
 PAPER_RUNS = 4000
 PAPER_T_MAX = 30_000
 THETA_K = {5: {1.0: 8, 2.0: 7, 4.0: 7, math.inf: 7}, 20: {1.0: 7, 2.0: 6, 4.0: 5, math.inf: 5}}
+REPO = Path(__file__).resolve().parents[1]
 
 
-def panel(degree: int, t_max: int) -> PanelSpec:
+def panel(degree: int, t_max: int, module=consensus) -> PanelSpec:
     curves = tuple(
-        Curve(rule, eps, THETA_K[degree][eps] if rule == "bernstein" else math.nan)
+        module.Curve(rule, eps, THETA_K[degree][eps] if rule == "bernstein" else math.nan)
         for rule in ("oracle", "bernstein", "optimistic")
         for eps in (1.0, 2.0, 4.0, math.inf)
     )
     grid = np.unique(np.geomspace(1, t_max, 200).astype(np.int64))
-    return PanelSpec(n_agents=200, degree=degree, curves=curves, t_record=grid)
+    return module.PanelSpec(n_agents=200, degree=degree, curves=curves, t_record=grid)
 
 
-def measure(degree: int, t_max: int, runs: int, dtype) -> float:
-    spec = panel(degree, t_max)
+def vector_isa(features: set[str]) -> str:
+    for flag, name in (("avx512f", "AVX-512"), ("avx2", "AVX2"), ("avx", "AVX"), ("sse4.2", "SSE4.2")):
+        if flag in features:
+            return name
+    return "SSE2"
+
+
+def cpu_description() -> str:
+    """CPU model, host vector ISA, and the CPU name/ISA Numba compiles for."""
+    model, flags = "unknown", set()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name") and model == "unknown":
+                model = line.split(":", 1)[1].strip()
+            elif line.startswith("flags") and not flags:
+                flags = set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    flags = {f.replace("_", ".") if f.startswith("sse4") else f for f in flags}
+    name = os.environ.get("NUMBA_CPU_NAME")
+    features = os.environ.get("NUMBA_CPU_FEATURES")
+    if name is None:
+        import llvmlite.binding as llvm
+
+        name = f"host ({llvm.get_host_cpu_name()})"
+    target = flags if features is None else {f[1:] for f in features.split(",") if f.startswith("+")}
+    return (f"CPU: {model}, {os.cpu_count()} cores, host ISA {vector_isa(flags)}; "
+            f"Numba compiles for {name}, ISA {vector_isa(target)}")
+
+
+def instances(degree: int, runs: int):
     population = UniformClasses()
-    instance_rngs = [run_generator(1, "bench", run, "instance") for run in range(runs)]
-    classes = np.stack([population.assign(spec.n_agents, g) for g in instance_rngs])
-    edges = np.stack([random_regular_edges(degree, spec.n_agents, g) for g in instance_rngs])
-    warm = PanelSpec(**{**spec.__dict__, "t_record": np.array([5])})
-    simulate_runs(warm, classes[:1], edges[:1], [run_generator(1, "bench", 0, "data")], dtype)
-    start = time.perf_counter()
-    simulate_runs(
-        spec, classes, edges, [run_generator(1, "bench", r, "data") for r in range(runs)], dtype
-    )
-    seconds = time.perf_counter() - start
-    updates = spec.n_agents * degree * len(spec.curves) * t_max * runs
-    return updates / seconds
+    rngs = [run_generator(1, "bench", run, "instance") for run in range(runs)]
+    classes = np.stack([population.assign(200, g) for g in rngs])
+    edges = np.stack([random_regular_edges(degree, 200, g) for g in rngs])
+    return classes, edges
+
+
+def cpu_seconds(module, spec, classes, edges, dtype) -> float:
+    generators = [run_generator(1, "bench", r, "data") for r in range(classes.shape[0])]
+    start = time.process_time()
+    module.simulate_runs(spec, classes, edges, generators, dtype)
+    return time.process_time() - start
+
+
+def load_baseline(revision: str):
+    """The ``consensus`` module of git revision ``revision``, as package ``colme_baseline``."""
+    folder = Path(tempfile.mkdtemp(prefix="colme-baseline-"))
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", revision, "src/colme"],
+                             check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    (folder / "src" / "colme").rename(folder / "src" / "colme_baseline")
+    sys.path.insert(0, str(folder / "src"))
+    return importlib.import_module("colme_baseline.consensus")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--t-max", type=int, default=3000)
     parser.add_argument("--runs", type=int, default=2)
-    parser.add_argument("--dtype", choices=("float32", "float64"), default="float32")
+    parser.add_argument("--repeat", type=int, default=3, help="best of this many measurements")
+    parser.add_argument("--dtypes", nargs="+", choices=("float32", "float64"),
+                        default=["float32", "float64"])
+    parser.add_argument("--dtype", choices=("float32", "float64"), help="one precision only")
+    parser.add_argument("--baseline", help="git revision whose kernel to measure alongside")
     parser.add_argument("--cores", type=int, default=2, help="cores assumed for the projection")
     args = parser.parse_args()
-    dtype = np.dtype(args.dtype).type
-    total = 0.0
-    for degree in (20, 5):
-        rate = measure(degree, args.t_max, args.runs, dtype)
-        paper_updates = 200 * degree * 12 * PAPER_T_MAX * PAPER_RUNS
-        hours = paper_updates / rate / args.cores / 3600
-        total += hours
-        print(
-            f"fig1 r={degree:2d} {args.dtype}: {rate:.3e} config-edge-updates/s/core; "
-            f"paper fidelity ({PAPER_RUNS} runs, t_max={PAPER_T_MAX}) on {args.cores} cores: {hours:.2f} h"
-        )
-    print(f"both fig1 panels at paper fidelity on {args.cores} cores: {total:.2f} h (target <= 1.5 h)")
+    dtypes = [args.dtype] if args.dtype else args.dtypes
+    modules = {"this": consensus}
+    if args.baseline:
+        modules[args.baseline] = load_baseline(args.baseline)
+    print(cpu_description())
+    groups, lanes = lane_groups(12)
+    print(f"lanes: {lanes} per kernel call ({groups} call(s) per run for 12 curves)")
+    hours = {}
+    for dtype_name in dtypes:
+        dtype = np.dtype(dtype_name).type
+        for degree in (20, 5):
+            classes, edges = instances(degree, args.runs)
+            best = {}
+            for name, module in modules.items():  # compile, then interleave the measurements
+                warm = panel(degree, 5, module)
+                cpu_seconds(module, warm, classes[:1], edges[:1], dtype)
+            for _ in range(args.repeat):
+                for name, module in modules.items():
+                    seconds = cpu_seconds(module, panel(degree, args.t_max, module), classes, edges, dtype)
+                    best[name] = min(best.get(name, math.inf), seconds)
+            updates = 200 * degree * 12 * args.t_max * args.runs
+            rate = updates / best["this"]
+            paper_updates = 200 * degree * 12 * PAPER_T_MAX * PAPER_RUNS
+            hours[dtype_name, degree] = paper_updates / rate / args.cores / 3600
+            line = (f"fig1 r={degree:2d} {dtype_name}: {rate:.3e} config-edge-updates/s/core; "
+                    f"paper fidelity ({PAPER_RUNS} runs, t_max={PAPER_T_MAX}) on {args.cores} "
+                    f"cores: {hours[dtype_name, degree]:.2f} h")
+            if args.baseline:
+                base = updates / best[args.baseline]
+                line += f"; {args.baseline}: {base:.3e} (x{rate / base:.2f})"
+            print(line, flush=True)
+    for dtype_name in dtypes:
+        total = hours[dtype_name, 20] + hours[dtype_name, 5]
+        print(f"both fig1 panels at paper fidelity in {dtype_name} on {args.cores} cores: "
+              f"{total:.2f} h (target <= 1.2 h on 2 AVX2 cores)")
 
 
 if __name__ == "__main__":

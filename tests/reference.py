@@ -1,15 +1,16 @@
 """A slow, literal NumPy transcription of Algorithm 1 (seed 002), used to test the kernel.
 
 It follows the pseudocode line by line with dense matrices: decision matrix chi, sets
-C_a^(t), W^(t) from ``rules.mixing_matrix`` and the per-agent alpha clock.  It draws from
-the generator in the kernel's order (per step and agent: data uniform, noise uniform).
+C_a^(t), W^(t) from ``rules.mixing_matrix`` and the per-agent alpha clock.  It draws the
+kernel's SplitMix64 stream of the run (``run_key`` of the generator) in the kernel's order
+(per step and agent: data uniform, noise uniform).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from colme.consensus import PanelSpec
+from colme.consensus import PanelSpec, run_key, splitmix64_uniforms
 from colme.graphs import adjacency
 from colme.privacy import unit_laplace_from_uniform
 from colme.decision_rules import WEIGHT_OFFSETS, acceptance_threshold, alpha_table, mixing_matrix
@@ -32,8 +33,9 @@ def reference_run(spec: PanelSpec, classes, edges, rng, on_step=None) -> np.ndar
     noise_sum = np.zeros(n_agents)
     out = np.empty((n_curves, len(spec.t_record)))
     record = {int(t): i for i, t in enumerate(spec.t_record)}
+    key = run_key(rng)
     for t in range(1, spec.t_max + 1):
-        draws = rng.random(2 * n_agents).reshape(n_agents, 2)
+        draws = splitmix64_uniforms(key, 2 * n_agents * (t - 1), 2 * n_agents).reshape(n_agents, 2)
         sample_sum += mu + population.half_width * (2.0 * draws[:, 0] - 1.0)
         noise_sum += unit_laplace_from_uniform(draws[:, 1])
         local_mean = sample_sum / t

@@ -7,7 +7,8 @@ import pytest
 from reference import reference_run
 
 from colme.analytic import ALPHA_FACTOR, oracle_expected_mse, theorem1_coefficient
-from colme.consensus import Curve, PanelSpec, simulate_runs
+from colme.consensus import BLOCKS, Curve, PanelSpec, simulate_runs
+from colme.decision_rules import alpha_table
 from colme.graphs import random_regular_edges
 from colme.populations import UniformClasses, component_sizes
 from colme.privacy import laplace_sigma_dp
@@ -160,3 +161,15 @@ def test_float32_changes_curves_far_less_than_monte_carlo_error():
     shift = np.abs(results[np.float32].mean(axis=0) - results[np.float64].mean(axis=0))
     print("max float32 shift in standard errors:", (shift / se).max())
     assert np.all(shift < 0.1 * se), (shift / se).max()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("schedule", ["floor10", "theory"])
+def test_kernel_step_sizes_match_alpha_table(schedule, dtype):
+    """The kernel's 1 - alpha_tau = 1/(floor(tau * scale) + shift + 2) equals the table's."""
+    tau = np.arange(1, 30001)
+    scale, shift = (dtype(v) for v in BLOCKS[schedule])
+    fresh = dtype(1) / (np.floor(tau.astype(dtype) * scale) + shift + dtype(2))
+    exact = 1.0 / (tau // 10 + 2.0) if schedule == "floor10" else 1.0 / (tau + 1.0)
+    np.testing.assert_allclose(1.0 - exact, alpha_table(schedule, 30000)[1:], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(fresh, exact, rtol=np.finfo(dtype).eps)

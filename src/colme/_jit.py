@@ -6,17 +6,19 @@ machinery (the ``noalias`` compiler flag, used for its own parallel gufuncs) but
 switch, so this module adds a dispatcher whose target options set it.  The promise is
 the caller's: a function compiled here must never receive overlapping arrays.  If a
 future Numba moves these internals, compilation falls back to plain ``numba.njit``
-(correct, about 2x slower) with a warning.
+(correct, about 2x slower) with a warning; ``uses_noalias(dispatcher)`` tells which path
+a compiled function took, so a test can catch the silent fallback.
 """
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numba
 
 try:
-    from numba.core import cpu, registry
+    from numba.core import config, cpu, registry
 
     class _NoAliasOptions(cpu.CPUTargetOptions):
         def finalize(self, flags, options):
@@ -33,20 +35,63 @@ try:
 
     class _NoAliasDispatcher(registry.CPUDispatcher):
         targetdescr = _NoAliasCPUTarget()
+        slp_vectorize = False
+
+        def compile(self, sig):
+            """Compile ``sig``; with LLVM's SLP vectorizer on if ``slp_vectorize`` is set."""
+            if not self.slp_vectorize:
+                return super().compile(sig)
+            saved = config.SLP_VECTORIZE
+            config.SLP_VECTORIZE = 1  # read by Numba's pass builders during this compilation
+            try:
+                return super().compile(sig)
+            finally:
+                config.SLP_VECTORIZE = saved
 
     _AVAILABLE = True
 except (ImportError, AttributeError):  # pragma: no cover - depends on Numba internals
     _AVAILABLE = False
 
 
-def jit_noalias(function):
-    """``numba.njit(cache=True, error_model="numpy")`` plus noalias array arguments."""
+def jit_noalias(function=None, *, cache: bool = True, slp_vectorize: bool = False):
+    """``numba.njit(cache=cache, error_model="numpy")`` plus noalias array arguments.
+
+    Functions built from generated source (no file behind them) must pass ``cache=False``.
+    ``slp_vectorize`` turns on LLVM's SLP vectorizer (off in Numba by default) for this
+    function: straight-line code over unrolled lanes then packs into vector registers.
+    """
+    if function is None:
+        return lambda f: jit_noalias(f, cache=cache, slp_vectorize=slp_vectorize)
     options = {"nopython": True, "error_model": "numpy"}
     if _AVAILABLE:
         try:
             dispatcher = _NoAliasDispatcher(function, targetoptions=options)
-            dispatcher.enable_caching()
+            dispatcher.slp_vectorize = slp_vectorize
+            if cache:
+                dispatcher.enable_caching()
             return dispatcher
         except Exception as error:  # pragma: no cover - depends on Numba internals
             warnings.warn(f"no-alias compilation unavailable ({error}); using numba.njit")
-    return numba.njit(cache=True, error_model="numpy")(function)
+    return numba.njit(cache=cache, error_model="numpy")(function)
+
+
+def uses_noalias(dispatcher) -> bool:
+    """Whether ``dispatcher`` took the fast path: every array argument ``noalias`` in LLVM.
+
+    True only for the no-alias dispatcher, once compiled, when the LLVM definition of each
+    compiled overload marks every array data pointer (``%arg.<name>.4``) ``noalias``; a
+    fallback to plain ``numba.njit`` (or a Numba that ignores the flag) reads False.
+    """
+    if not (_AVAILABLE and isinstance(dispatcher, _NoAliasDispatcher)) or not dispatcher.overloads:
+        return False
+    for result in dispatcher.overloads.values():
+        name = "@" + result.fndesc.mangled_name + "("
+        definition = next(
+            (line for line in result.library.get_llvm_str().splitlines()
+             if line.startswith("define") and name in line),
+            "",
+        )
+        pointers = re.findall(r"ptr ([^%,]*)%arg\.[A-Za-z0-9_]+\.4\b", definition)
+        if not pointers or not all("noalias" in attributes for attributes in pointers):
+            return False
+    return True

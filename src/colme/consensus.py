@@ -3,7 +3,10 @@
 One call simulates one run (one class assignment, one graph, one data stream) for *all*
 curves of a panel at once: curves differ only by the decision rule and the privacy level,
 so they share the data samples and the standard noise draws (common random numbers).
-The curve is the innermost array axis, so the per-edge work is one SIMD-friendly loop.
+The kernel is generated for the panel's number of curves (lanes) with the lane loops
+unrolled, so that LLVM packs them into the CPU's vector registers; its state holds errors
+from the agents' true means (float32 stays exact at the paper horizon); its draws come
+from an inline counter-based generator (SplitMix64) keyed by each run's generator.
 
 Interpretations where the paper is silent (recorded in every figure's metadata):
 
@@ -19,29 +22,29 @@ Interpretations where the paper is silent (recorded in every figure's metadata):
 from __future__ import annotations
 
 import copy
+import hashlib
+import importlib.util
+import linecache
 import math
+import os
+import sys
+import warnings
 from dataclasses import dataclass
+from pathlib import Path
 
+import numba
 import numpy as np
 
-from ._jit import jit_noalias
 from .graphs import csr_neighbours
 from .populations import UniformClasses
-from .privacy import laplace_beta_dp, laplace_sigma_dp, unit_laplace
+from .privacy import laplace_beta_dp, laplace_sigma_dp
 from .decision_rules import (
     RULES,
     WEIGHT_OFFSETS,
-    acceptance_threshold,
     alpha_table,
     noisy_mean_beta,
     uniform_bernstein_beta,
 )
-
-#: Curves per kernel call: a compile-time trip count for the curve loops, which then
-#: compile to whole vector operations (16 float32 = one AVX-512 register).  A runtime
-#: trip count, or an outer loop over blocks of curves, defeats LLVM's vectorizer.
-LANES = 16
-
 
 @dataclass(frozen=True)
 class Curve:
@@ -91,136 +94,260 @@ class PanelSpec:
         }
 
 
-@jit_noalias
-def _simulate_run(
-    indptr,
-    neighbours,
-    classes,
-    agent_means,
-    half_width,
-    sigma,
-    rule,
-    sigma_dp,
-    beta_bar,
-    theta_k,
-    degree,
-    delta,
-    weight_offset,
-    one,
-    alpha,
-    alpha_reset,
-    t_record,
-    rng,
-    mse_out,
-    accepted,
-    clock,
-    noisy_mean,
-    consensus,
-    consensus_next,
-    set_size,
-    inverse_weight,
-    flips,
-    pull,
-    pull_weight,
-    oracle,
-    threshold,
-    largest_set,
-    squared_error,
-    sample_sum,
-    noise_sum,
-):
-    """Run Algorithm 1 for every curve on one instance; write the average MSE at ``t_record``.
+# --- Inline random numbers --------------------------------------------------------------
+#
+# SplitMix64 (Steele, Lea & Flood 2014): draw n >= 1 of a run is mix(key + n * GOLDEN), a
+# counter-based stream of a few ns per draw with no generator object in the kernel.  Draw
+# order per step t and agent a: n = 2 ((t - 1) M + a) + 1 (data), + 2 (noise).  Every
+# curve of a run, in any kernel call, replays the same draws (common random numbers).
 
-    The graph comes as CSR arrays (``indptr``, ``neighbours``).  The per-curve state
-    arrays (M, LANES) come from ``Workspace`` in the caller's precision (float32 or
-    float64); ``alpha``, ``weight_offset`` and ``one`` come in that precision too, so
-    nothing in the hot loops promotes to float64.  ``accepted`` (nnz, LANES) is
-    chi_a^(t)(b) as 0/1 per directed edge.  Each agent's loops write only its own row,
-    every array is a distinct argument (``jit_noalias``) and the curve loops have the
-    compile-time trip count LANES: together they let LLVM keep an agent's row in vector
-    registers across its neighbours.
-    """
-    n_agents = classes.shape[0]
-    n_curves = LANES
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31, _S11 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(11)
+_TWO_M53 = 2.0**-53
+
+
+@numba.njit(cache=True)
+def _mix_uniform(x):
+    """SplitMix64's output function of the counter value ``x``, as a uniform in [0, 1)."""
+    z = (x ^ (x >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    z = z ^ (z >> _S31)
+    return np.float64(z >> _S11) * _TWO_M53
+
+
+def splitmix64_uniforms(key: int, first: int, count: int) -> np.ndarray:
+    """Draws ``first + 1 .. first + count`` of the stream ``key``, as the kernel makes them."""
+    n = np.arange(first + 1, first + count + 1, dtype=np.uint64)
+    z = np.uint64(key) + n * _GOLDEN  # uint64 arrays wrap modulo 2^64
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    z = z ^ (z >> _S31)
+    return (z >> _S11).astype(np.float64) * _TWO_M53
+
+
+def run_key(generator: np.random.Generator) -> int:
+    """A run's 64-bit stream key: one draw from a copy of its generator (left untouched)."""
+    return int(copy.deepcopy(generator).integers(0, 2**64, dtype=np.uint64))
+
+
+# --- The kernel, generated for a given number of lanes ----------------------------------
+#
+# Lines holding "@" are repeated once per lane (curve) with "@" replaced by the lane
+# index: the lane loops are unrolled in the source, so a curve's state lives in scalars
+# that LLVM's SLP vectorizer packs into whatever vector registers the CPU has (12 lanes:
+# 8 + 4 float32 on AVX2, 16-wide registers on AVX-512), with no padding to a register width.
+#
+# State in error coordinates: per agent and curve the kernel holds e_a = mu~_a - mu_a and
+# the noisy-mean error X~_a - mu_a, small numbers whose float32 ulp stays far below the
+# consensus increments at t = 3e4 (an absolute mu~_a ~ 0.5 would lose them, biasing float32
+# by +1.5%).  Neighbour b's value seen from a is e_b - offset_ab, offset_ab = mu_a - mu_b
+# per directed edge (0 within a class): exact in real arithmetic.  The decision compares
+# |(X~_a - mu_a) - (X~_b - mu_b) + offset_ab| = |X~_a - X~_b| to the threshold; offset_ba =
+# -offset_ab makes it symmetric bit for bit.
+
+_TEMPLATE = '''
+def kernel(indptr, upper, neighbour_row, edge_row, offset, same, agent_means, half_width, sigma,
+           rule, sigma_dp, beta_bar, theta_k, degree, delta, weight_offset, one, block_scale,
+           block_shift, alpha_reset, t_record, key, mse_out, accepted, clock, noisy, error,
+           error_next, set_size, inverse_weight, flips, threshold, sample_sum, noise_sum):
+    n_agents = sample_sum.shape[0]
     zero = one - one
-    for c in range(n_curves):
-        oracle[c] = one if rule[c] == 0 else zero
-        squared_error[c] = 0.0
-    sample_sum[:] = 0.0
-    noise_sum[:] = 0.0
-    consensus[:] = zero
-    accepted[:] = zero
-    clock[:] = 0
+    two = one + one
+    oracle@ = one if rule[@] == 0 else zero
+    noise_scale@ = sigma_dp[@]
+    for a in range(n_agents):
+        ra = np.uint64(a) * LANES
+        sample_sum[a] = 0.0
+        noise_sum[a] = 0.0
+        error[ra + U@] = -agent_means[a]  # mu~^(0) = 0
+        clock[ra + U@] = zero
+    for i in range(accepted.shape[0]):
+        accepted[i] = zero
+    counter = key
     next_record = 0
-    t_max = t_record[-1]
+    t_max = t_record[t_record.shape[0] - 1]
     for t in range(1, t_max + 1):
         inv_t = 1.0 / t
+        # Data and standard noise: sample_sum[a] = sum of x_a - mu_a.
         for a in range(n_agents):
-            sample_sum[a] += agent_means[a] + half_width * (2.0 * rng.random() - 1.0)
-            noise_sum[a] += unit_laplace(rng.random())
-        for c in range(n_curves):
-            threshold[c] = acceptance_threshold(
-                rule[c], t, theta_k[c], sigma, beta_bar[c], sigma_dp[c], degree, n_agents, delta
-            )
+            counter += GOLDEN
+            sample_sum[a] += half_width * (2.0 * mix_uniform(counter) - 1.0)
+            counter += GOLDEN
+            noise_sum[a] += unit_laplace(mix_uniform(counter))
+        threshold[@] = acceptance_threshold(rule[@], t, theta_k[@], sigma, beta_bar[@], noise_scale@, degree, n_agents, delta)
+        limit@ = threshold[@]
+        first = one if t == 1 else zero  # C_a^(0) is empty: everybody changes at t = 1
         for a in range(n_agents):
-            for c in range(n_curves):
-                noisy_mean[a, c] = (sample_sum[a] + sigma_dp[c] * noise_sum[a]) * inv_t
-        # Decision rule chi_a^(t)(b), |C_a^(t)| and whether C_a^(t) != C_a^(t-1).
+            ra = np.uint64(a) * LANES
+            s = sample_sum[a]
+            z = noise_sum[a]
+            noisy[ra + U@] = (s + noise_scale@ * z) * inv_t
+            set_size[ra + U@] = one
+            flips[ra + U@] = first
+        # Decision rule chi_a^(t)(b) = chi_b^(t)(a), once per edge {a, b}, from its lower end
+        # a (neighbours k >= upper[a] have b > a): |C_a^(t)|, |C_b^(t)| and whether
+        # C^(t) != C^(t-1) accumulate at both ends.
         for a in range(n_agents):
-            for c in range(n_curves):
-                set_size[a, c] = one
-                flips[a, c] = one if t == 1 else zero  # C_a^(0) is empty
+            ra = np.uint64(a) * LANES
+            mine@ = noisy[ra + U@]
+            size@ = set_size[ra + U@]
+            flip@ = flips[ra + U@]
+            for k in range(upper[a], indptr[a + 1]):
+                rb = neighbour_row[k]
+                re = edge_row[k]
+                d = offset[k]
+                same_class = same[k]
+                now@ = max(one if abs(mine@ - noisy[rb + U@] + d) < limit@ else zero, same_class * oracle@)
+                change@ = abs(now@ - accepted[re + U@])
+                accepted[re + U@] = now@
+                size@ += now@
+                flip@ += change@
+                set_size[rb + U@] += now@
+                flips[rb + U@] += change@
+            set_size[ra + U@] = size@
+            flips[ra + U@] = flip@
+            inverse_weight[ra + U@] = one / (size@ + weight_offset)
+        # Consensus step with W^(t) of eq. (2): W_ab = min(1/(|C_a|+1), 1/(|C_b|+1)), and
+        # alpha of the agent's clock tau: 1 - alpha = 1/(block + 2), block = floor(tau *
+        # block_scale) + block_shift (floor10: tau/10 and 0; theory: tau and -1).  In
+        # increment form, (W e)_a = e_a + sum_b W_ab (e_b - e_a) and alpha m + (1 - alpha) x =
+        # m + (1 - alpha)(x - m): no rounded 1 - sum W or alpha multiplies a whole value.
+        for a in range(n_agents):
+            ra = np.uint64(a) * LANES
+            own@ = inverse_weight[ra + U@]
+            mine@ = error[ra + U@]
+            pull@ = zero
             for k in range(indptr[a], indptr[a + 1]):
-                b = neighbours[k]
-                same = one if classes[a] == classes[b] else zero
-                for c in range(LANES):
-                    close = one if abs(noisy_mean[a, c] - noisy_mean[b, c]) < threshold[c] else zero
-                    now = max(close, same * oracle[c])
-                    flips[a, c] += abs(now - accepted[k, c])
-                    accepted[k, c] = now
-                    set_size[a, c] += now
-            for c in range(n_curves):
-                inverse_weight[a, c] = one / (set_size[a, c] + weight_offset)
-        # Consensus step with W^(t) of eq. (2): W_ab = min(1/(|C_a|+1), 1/(|C_b|+1)).
-        record = t == t_record[next_record]
-        for a in range(n_agents):
-            for c in range(n_curves):
-                pull[a, c] = zero
-                pull_weight[a, c] = zero
-                largest_set[c] = set_size[a, c]
-            for k in range(indptr[a], indptr[a + 1]):
-                b = neighbours[k]
-                for c in range(LANES):
-                    w = accepted[k, c] * min(inverse_weight[a, c], inverse_weight[b, c])
-                    pull[a, c] += w * consensus[b, c]
-                    pull_weight[a, c] += w
-                    largest_set[c] = max(largest_set[c], accepted[k, c] * set_size[b, c])
-            for c in range(n_curves):
-                if flips[a, c] > zero and alpha_reset:
-                    clock[a, c] = 1
-                else:
-                    clock[a, c] += 1
-                step = alpha[clock[a, c]]
-                consensus_next[a, c] = (one - step) * noisy_mean[a, c] + step * (
-                    pull[a, c] + (one - pull_weight[a, c]) * consensus[a, c]
-                )
-            if record:
-                # Final if/else of Algorithm 1: local mean when every |C_b| <= 2, b in C_a.
-                local_error = sample_sum[a] * inv_t - agent_means[a]
-                for c in range(n_curves):
-                    if largest_set[c] <= 2:
-                        error = local_error
-                    else:
-                        error = consensus_next[a, c] - agent_means[a]
-                    squared_error[c] += error * error
-        # A copy, not a swap: swapped references would hide from LLVM which argument
-        # each name points to, and the no-alias vectorization would be lost (~2.5x).
-        consensus[:] = consensus_next
-        if record:
-            for c in range(n_curves):
-                mse_out[c, next_record] = squared_error[c] / n_agents
-                squared_error[c] = 0.0
+                rb = neighbour_row[k]
+                re = edge_row[k]
+                d = offset[k]
+                w@ = accepted[re + U@] * min(own@, inverse_weight[rb + U@])
+                pull@ += w@ * (error[rb + U@] - d - mine@)
+            tick@ = one if alpha_reset and flips[ra + U@] > zero else clock[ra + U@] + one
+            clock[ra + U@] = tick@
+            fresh@ = one / (np.floor(tick@ * block_scale) + block_shift + two)
+            mixed@ = mine@ + pull@
+            error_next[ra + U@] = mixed@ + fresh@ * (noisy[ra + U@] - mixed@)
+        # A copy, not a swap: swapped references would hide from LLVM which argument each
+        # name points to, and the no-alias vectorization would be lost.
+        for i in range(error.shape[0]):
+            error[i] = error_next[i]
+        if t == t_record[next_record]:
+            # Final if/else of Algorithm 1: local mean when every |C_b| <= 2, b in C_a.
+            squared@ = 0.0
+            for a in range(n_agents):
+                ra = np.uint64(a) * LANES
+                local_error = sample_sum[a] * inv_t
+                largest@ = set_size[ra + U@]
+                for k in range(indptr[a], indptr[a + 1]):
+                    rb = neighbour_row[k]
+                    re = edge_row[k]
+                    largest@ = max(largest@, accepted[re + U@] * set_size[rb + U@])
+                estimate@ = local_error if largest@ <= 2 else np.float64(error[ra + U@])
+                squared@ += estimate@ * estimate@
+            mse_out[@, next_record] = squared@ / n_agents
             next_record += 1
+'''
+
+#: Most curves per kernel call; larger panels run in groups that replay the run's draws.
+MAX_LANES = 16
+
+_KERNELS: dict[int, object] = {}
+
+
+def kernel_source(lanes: int) -> str:
+    """The kernel's Python source for ``lanes`` curves (lane lines unrolled)."""
+    lines = []
+    for line in _TEMPLATE.splitlines():
+        if "@" in line:
+            lines.extend(line.replace("U@", f"U{c}").replace("@", str(c)) for c in range(lanes))
+        else:
+            lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def kernel_module_source(lanes: int) -> str:
+    """A Python module defining ``kernel``, the no-alias compiled kernel for ``lanes`` curves."""
+    package = __package__ or "colme"
+    constants = "\n".join(f"U{c} = np.uint64({c})" for c in range(lanes))
+    return (
+        f'"""Generated by {package}.consensus.kernel_module_source({lanes}): do not edit."""\n'
+        "import numpy as np\n"
+        f"from {package}._jit import jit_noalias\n"
+        f"from {package}.consensus import _GOLDEN as GOLDEN, _mix_uniform as mix_uniform\n"
+        f"from {package}.decision_rules import acceptance_threshold\n"
+        f"from {package}.privacy import unit_laplace\n"
+        f"LANES = np.uint64({lanes})\n{constants}\n"
+        + kernel_source(lanes)
+        + "kernel = jit_noalias(kernel, cache=CACHE, slp_vectorize=True)\n"
+    )
+
+
+def _kernel_folder() -> Path:
+    """Where generated kernel modules (and, unless NUMBA_CACHE_DIR says otherwise, their
+    compiled code) are kept: $COLME_KERNEL_DIR, else $XDG_CACHE_HOME/colme/kernels."""
+    if os.environ.get("COLME_KERNEL_DIR"):
+        return Path(os.environ["COLME_KERNEL_DIR"])
+    cache_home = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(cache_home) / "colme" / "kernels"
+
+
+def build_kernel(lanes: int, cache: bool = True):
+    """Compile-on-call dispatcher of the kernel for ``lanes`` curves.
+
+    With ``cache``, the generated module is written once to ``_kernel_folder()`` under a
+    name hashing its source and the modules it calls, and Numba caches its machine code
+    there like any module's: later processes skip the compilation (~4 s per precision).
+    Without it, or if the folder is not writable, the source is compiled in memory.
+    """
+    source = kernel_module_source(lanes)
+    namespace = {"__name__": f"colme_consensus_kernel_{lanes}"}
+    if cache:
+        here = Path(__file__).resolve().parent
+        digest = hashlib.sha256(source.encode())
+        for name in ("consensus.py", "decision_rules.py", "privacy.py", "_jit.py"):
+            digest.update((here / name).read_bytes())
+        name = f"consensus_kernel_{lanes}_{digest.hexdigest()[:16]}"
+        try:
+            path = _kernel_folder() / f"{name}.py"
+            if not path.exists():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                partial = path.with_suffix(f".{os.getpid()}.tmp")
+                partial.write_text(source.replace("cache=CACHE", "cache=True"))
+                os.replace(partial, path)  # atomic: concurrent jobs see all or nothing
+            module_spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(module_spec)
+            sys.modules[name] = module  # Numba's cached code refers to it by name
+            module_spec.loader.exec_module(module)
+            return module.kernel
+        except (OSError, RuntimeError) as error:  # read-only or no home folder
+            warnings.warn(f"kernel cache unavailable ({error}); compiling in memory")
+    filename = f"<colme.consensus kernel, {lanes} lanes>"
+    source = source.replace("cache=CACHE", "cache=False")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own template
+    return namespace["kernel"]
+
+
+def compiled_kernel(lanes: int):
+    """The kernel for ``lanes`` curves, built once per process and lane count."""
+    if lanes not in _KERNELS:
+        _KERNELS[lanes] = build_kernel(lanes)
+    return _KERNELS[lanes]
+
+
+def lane_groups(n_curves: int) -> tuple[int, int]:
+    """(groups, lanes): the fewest kernel calls of at most MAX_LANES lanes, evenly filled."""
+    groups = -(-n_curves // MAX_LANES)
+    return groups, -(-n_curves // groups)
+
+
+#: alpha_tau = (block + 1)/(block + 2), block = floor(tau * scale) + shift: the schedules of
+#: ``decision_rules.alpha_table`` (floor10: floor(tau/10); theory: tau - 1), computed in the
+#: kernel (no table gather); 0.1 rounds up in binary, so floor(tau * 0.1) = floor(tau / 10).
+BLOCKS = {"floor10": (0.1, 0.0), "theory": (1.0, -1.0)}
 
 
 class Workspace:
@@ -230,16 +357,14 @@ class Workspace:
     ``jit_noalias`` holds by construction.
     """
 
-    def __init__(self, n_agents: int, n_directed_edges: int, dtype):
-        per_agent = [np.zeros((n_agents, LANES), dtype=dtype) for _ in range(8)]
-        per_lane = [np.zeros(LANES, dtype=dtype) for _ in range(3)]
+    def __init__(self, n_agents: int, n_edges: int, lanes: int, dtype):
+        per_agent = [np.zeros(n_agents * lanes, dtype=dtype) for _ in range(6)]
         self.arrays = (
-            np.zeros((n_directed_edges, LANES), dtype=dtype),  # accepted
-            np.zeros((n_agents, LANES), dtype=np.int64),  # alpha clock
-            *per_agent,
-            *per_lane,
-            np.zeros(LANES),  # squared error
-            np.zeros(n_agents),  # running sample sums
+            np.zeros(n_edges * lanes, dtype=dtype),  # accepted, per undirected edge
+            np.zeros(n_agents * lanes, dtype=dtype),  # alpha clock
+            *per_agent,  # noisy-mean error, error, next error, |C_a|, 1/(|C_a|+offset), flips
+            np.zeros(lanes, dtype=dtype),  # thresholds
+            np.zeros(n_agents),  # running sums of x_a - mu_a
             np.zeros(n_agents),  # running standard noise sums
         )
 
@@ -254,38 +379,60 @@ def simulate_runs(
     """Average MSE (runs, curves, len(t_record)) of Algorithm 1, one instance per run.
 
     ``classes`` (R, M) and ``edges`` (R, E, 2) are the runs' instances; ``generators`` the
-    runs' data streams.  The kernel handles LANES curves at a time; larger panels replay
-    each run's data stream once per group of LANES curves, so every curve still sees the
-    same samples and noise (common random numbers).  ``dtype`` is the precision of the
-    per-curve state (float32 is faster and changes the curves far less than their Monte
-    Carlo error; ``tests/test_engine.py`` checks this).
+    runs' data streams: each gives the run's SplitMix64 key (``run_key``; the generators
+    are not advanced).  The kernel handles up to MAX_LANES curves per call; larger panels
+    replay each run's stream once per group, so every curve still sees the same samples
+    and noise (common random numbers).  ``dtype`` is the precision of the per-curve state,
+    held in error coordinates so that float32 stays unbiased at the paper horizon
+    (``tests/test_precision.py`` checks it at t = 3e4).
     """
     n_runs = classes.shape[0]
     n_curves = len(spec.curves)
     t_record = np.asarray(spec.t_record, dtype=np.int64)
     if t_record.ndim != 1 or t_record[0] < 1 or np.any(np.diff(t_record) <= 0):
         raise ValueError("t_record must be strictly increasing times >= 1")
+    groups, lanes = lane_groups(n_curves)
+    padded = groups * lanes
     # Pad the curve axis with copies of the last curve; their results are dropped.
-    padded = -(-n_curves // LANES) * LANES
     params = {
         key: np.concatenate([value, np.repeat(value[-1:], padded - n_curves)])
         for key, value in spec.curve_arrays().items()
     }
-    alpha = alpha_table(spec.alpha_schedule, spec.t_max).astype(dtype)
+    alpha_table(spec.alpha_schedule, 1)  # validates the schedule's name
+    block_scale, block_shift = BLOCKS[spec.alpha_schedule]
+    if dtype(spec.t_max + 1) == dtype(spec.t_max):
+        raise ValueError(f"t_max={spec.t_max} is beyond the integers {dtype.__name__} holds exactly")
     weight_offset = dtype(WEIGHT_OFFSETS[spec.weights])
-    workspace = Workspace(spec.n_agents, 2 * edges.shape[1], dtype)
+    workspace = Workspace(spec.n_agents, edges.shape[1], lanes, dtype)
+    kernel = compiled_kernel(lanes)
     mse = np.empty((n_runs, padded, len(t_record)))
     population = spec.population
     for run in range(n_runs):
         indptr, neighbours = csr_neighbours(edges[run], spec.n_agents)
-        start_state = copy.deepcopy(generators[run])
-        for first in range(0, padded, LANES):
-            group = slice(first, first + LANES)
-            _simulate_run(
+        heads = np.repeat(np.arange(spec.n_agents), np.diff(indptr))
+        upper = indptr[:-1] + np.bincount(heads[neighbours < heads], minlength=spec.n_agents)
+        _, edge_id = np.unique(
+            np.minimum(heads, neighbours) * spec.n_agents + np.maximum(heads, neighbours),
+            return_inverse=True,
+        )
+        mu = population.agent_means(classes[run])
+        offset = (mu[heads] - mu[neighbours]).astype(dtype)
+        same = (classes[run][heads] == classes[run][neighbours]).astype(dtype)
+        # Unsigned indices (no negative-index wraparound in the kernel), rows premultiplied.
+        indptr, upper = indptr.astype(np.uint64), upper.astype(np.uint64)
+        neighbour_row = (neighbours * lanes).astype(np.uint64)
+        edge_row = (edge_id.reshape(-1) * lanes).astype(np.uint64)
+        key = np.uint64(run_key(generators[run]))
+        for first in range(0, padded, lanes):
+            group = slice(first, first + lanes)
+            kernel(
                 indptr,
-                neighbours,
-                np.ascontiguousarray(classes[run], dtype=np.int64),
-                population.agent_means(classes[run]),
+                upper,
+                neighbour_row,
+                edge_row,
+                offset,
+                same,
+                mu,
                 population.half_width,
                 population.sigma,
                 params["rule"][group].copy(),
@@ -296,11 +443,12 @@ def simulate_runs(
                 float(spec.optimistic_delta),
                 weight_offset,
                 dtype(1),
-                alpha,
+                dtype(block_scale),
+                dtype(block_shift),
                 bool(spec.alpha_reset),
                 t_record,
-                copy.deepcopy(start_state),
-                mse_group := np.empty((LANES, len(t_record))),
+                key,
+                mse_group := np.empty((lanes, len(t_record))),
                 *workspace.arrays,
             )
             mse[run, group] = mse_group
