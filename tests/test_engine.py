@@ -173,3 +173,33 @@ def test_kernel_step_sizes_match_alpha_table(schedule, dtype):
     exact = 1.0 / (tau // 10 + 2.0) if schedule == "floor10" else 1.0 / (tau + 1.0)
     np.testing.assert_allclose(1.0 - exact, alpha_table(schedule, 30000)[1:], rtol=0, atol=1e-15)
     np.testing.assert_allclose(fresh, exact, rtol=np.finfo(dtype).eps)
+
+
+def test_diagnostics_match_the_literal_algorithm():
+    """Type-I / type-II rates and the share of agents whose C_a changed, at every recorded
+    t and for every rule, equal those counted on the literal transcription's chi^(t)."""
+    from colme.consensus import DIAGNOSTICS
+
+    classes, edges = instance(16, 4, seed=3)
+    record = np.array([1, 2, 5, 17, 40, 90, 150])
+    spec = PanelSpec(n_agents=16, degree=4, curves=ALL_CURVES, t_record=record)
+    diagnostics = np.empty((1, len(ALL_CURVES), len(DIAGNOSTICS), len(record)))
+    simulate_runs(spec, classes[None], edges[None], [run_generator(5, "ref", 0, "data")], np.float64,
+                  diagnostics)
+    same = classes[edges[:, 0]] == classes[edges[:, 1]]
+    expected = np.full_like(diagnostics[0], np.nan)
+    previous = {}
+
+    def count(t, curve, chi, weights):
+        accepted = chi[edges[:, 0], edges[:, 1]]
+        changed = (chi != previous.get(curve, np.zeros_like(chi))).any(axis=1) if t > 1 else np.ones(16, bool)
+        previous[curve] = chi.copy()
+        if t in record:
+            i = int(np.searchsorted(record, t))
+            expected[curve, :, i] = [np.mean(~accepted[same]), np.mean(accepted[~same]), changed.mean()]
+
+    reference_run(spec, classes, edges, run_generator(5, "ref", 0, "data"), on_step=count)
+    np.testing.assert_allclose(diagnostics[0], expected, rtol=0, atol=1e-12)
+    oracle = [i for i, c in enumerate(ALL_CURVES) if c.rule == "oracle"]
+    assert (diagnostics[0, oracle, :2] == 0).all()  # the oracle rule makes no error
+    assert (diagnostics[0, :, 2, 0] == 1).all()  # C_a^(0) is empty: everybody changes at t = 1

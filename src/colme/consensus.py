@@ -150,7 +150,7 @@ def run_key(generator: np.random.Generator) -> int:
 _TEMPLATE = '''
 def kernel(indptr, upper, neighbour_row, edge_row, offset, same, agent_means, half_width, sigma,
            rule, sigma_dp, beta_bar, theta_k, degree, delta, weight_offset, one, block_scale,
-           block_shift, alpha_reset, t_record, key, mse_out, accepted, clock, noisy, error,
+           block_shift, alpha_reset, t_record, key, mse_out, diagnostics_out, accepted, clock, noisy, error,
            error_next, set_size, inverse_weight, flips, threshold, sample_sum, noise_sum):
     n_agents = sample_sum.shape[0]
     zero = one - one
@@ -248,11 +248,33 @@ def kernel(indptr, upper, neighbour_row, edge_row, offset, same, agent_means, ha
                 estimate@ = local_error if largest@ <= 2 else np.float64(error[ra + U@])
                 squared@ += estimate@ * estimate@
             mse_out[@, next_record] = squared@ / n_agents
+            # Diagnostics: the decision rule's error rates over the graph's edges (same
+            # class rejected, other class accepted) and the agents whose C_a changed.
+            same_edges = 0.0
+            rejected@ = 0.0
+            crossing@ = 0.0
+            changed@ = 0.0
+            for a in range(n_agents):
+                ra = np.uint64(a) * LANES
+                changed@ += 1.0 if flips[ra + U@] > zero else 0.0
+                for k in range(upper[a], indptr[a + 1]):
+                    re = edge_row[k]
+                    same_edges += same[k]
+                    rejected@ += same[k] * (one - accepted[re + U@])
+                    crossing@ += (one - same[k]) * accepted[re + U@]
+            cross_edges = (indptr[n_agents] - indptr[0]) / 2.0 - same_edges
+            diagnostics_out[@, 0, next_record] = rejected@ / same_edges if same_edges > 0 else np.nan
+            diagnostics_out[@, 1, next_record] = crossing@ / cross_edges if cross_edges > 0 else np.nan
+            diagnostics_out[@, 2, next_record] = changed@ / n_agents
             next_record += 1
 '''
 
 #: Most curves per kernel call; larger panels run in groups that replay the run's draws.
 MAX_LANES = 16
+#: Per recorded t and curve: the rule's type-I rate (same-class edges rejected), type-II
+#: rate (other-class edges accepted) and the share of agents whose C_a changed at that
+#: step (each resets its alpha clock when alpha_reset is on).
+DIAGNOSTICS = ("same-class edges rejected", "other-class edges accepted", "agents whose C_a changed")
 
 _KERNELS: dict[int, object] = {}
 
@@ -375,8 +397,12 @@ def simulate_runs(
     edges: np.ndarray,
     generators: list[np.random.Generator],
     dtype=np.float32,
+    diagnostics: np.ndarray | None = None,
 ) -> np.ndarray:
     """Average MSE (runs, curves, len(t_record)) of Algorithm 1, one instance per run.
+
+    ``diagnostics`` (runs, curves, len(DIAGNOSTICS), len(t_record)), if given, receives the
+    ``DIAGNOSTICS`` of every run and curve at the recorded times.
 
     ``classes`` (R, M) and ``edges`` (R, E, 2) are the runs' instances; ``generators`` the
     runs' data streams: each gives the run's SplitMix64 key (``run_key``; the generators
@@ -406,6 +432,7 @@ def simulate_runs(
     workspace = Workspace(spec.n_agents, edges.shape[1], lanes, dtype)
     kernel = compiled_kernel(lanes)
     mse = np.empty((n_runs, padded, len(t_record)))
+    rates = np.empty((n_runs, padded, len(DIAGNOSTICS), len(t_record)))
     population = spec.population
     for run in range(n_runs):
         indptr, neighbours = csr_neighbours(edges[run], spec.n_agents)
@@ -449,7 +476,11 @@ def simulate_runs(
                 t_record,
                 key,
                 mse_group := np.empty((lanes, len(t_record))),
+                rates_group := np.empty((lanes, len(DIAGNOSTICS), len(t_record))),
                 *workspace.arrays,
             )
             mse[run, group] = mse_group
+            rates[run, group] = rates_group
+    if diagnostics is not None:
+        diagnostics[...] = rates[:, :n_curves]
     return mse[:, :n_curves]

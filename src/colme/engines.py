@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from . import interpretations as choices
+from .consensus import DIAGNOSTICS as CONSENSUS_DIAGNOSTICS
 from .consensus import Curve, PanelSpec
 from .populations import UniformClasses
 from .provenance import format_caption
@@ -195,6 +196,7 @@ class ConsensusEngine(SimulatedEngine):
 
     name = "ccolme"
     interpretations = choices.CONSENSUS
+    diagnostics = CONSENSUS_DIAGNOSTICS
     unused_globals = frozenset()
     graph_keys = ("degree",)
 

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from . import analytic
+from .consensus import DIAGNOSTICS as CONSENSUS_DIAGNOSTICS
 from .consensus import PanelSpec, simulate_runs
 from .queries import DIAGNOSTICS as COLME_DIAGNOSTICS
 from .queries import ColmeSpec, simulate_colme_runs
@@ -64,8 +65,11 @@ def simulate_chunk(
         extra = {"diagnostics": np.empty(shape), "diagnostic_names": np.array(COLME_DIAGNOSTICS)}
         mse = simulate_colme_runs(spec, instances["classes"], generators, extra["diagnostics"])
     else:
+        shape = (len(generators), len(spec.curves), len(CONSENSUS_DIAGNOSTICS), len(spec.t_record))
+        extra = {"diagnostics": np.empty(shape), "diagnostic_names": np.array(CONSENSUS_DIAGNOSTICS)}
         mse = simulate_runs(
-            spec, instances["classes"], instances["edges"], generators, np.dtype(precision).type
+            spec, instances["classes"], instances["edges"], generators, np.dtype(precision).type,
+            extra["diagnostics"],
         )
     return {
         "runs": instances["runs"],
@@ -163,6 +167,8 @@ def diagnostics_table(spec: PanelSpec | ColmeSpec, sims: list[dict]) -> pd.DataF
 
     Private-ColME: the share of an agent's classmates in C_a and of the other agents, and
     the mean number of releases per accepted pair (``colme.queries.DIAGNOSTICS``).
+    Private-C-ColME: the decision rule's type-I and type-II rates over the graph's edges
+    and the share of agents whose C_a changed (``colme.consensus.DIAGNOSTICS``).
     """
     if "diagnostics" not in sims[0]:
         return pd.DataFrame(columns=DIAGNOSTICS_COLUMNS)
