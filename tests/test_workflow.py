@@ -55,6 +55,8 @@ def test_private_colme_and_analytic_figures(built):
     assert set(diagnostics["quantity"]) == {"classmates in C_a", "non-classmates in C_a",
                                             "releases per accepted pair"}
     assert diagnostics["curve"].nunique() == 16 and (diagnostics["runs"] == 4).all()
+    rates = pd.read_csv(built / "results/tables/tiny_a_diagnostics.csv")
+    assert rates["value"].between(0, 1).all() and rates["curve"].nunique() == 6
     shares = diagnostics[diagnostics["quantity"] != "releases per accepted pair"]["value"]
     assert shares.between(0, 1).all()
     assert (built / "results/figures/tiny_c_diagnostics.pdf").stat().st_size > 1000
@@ -127,7 +129,7 @@ def test_edits_plan_exactly_what_they_change(built, tmp_path):
     sigma = tiny_with(lambda c: c.update(population={"sigma": 0.3}))
     chunks = len(list((built / "results/chunks").rglob("runs*.npz")))
     assert planned_jobs(workdir, sigma) == {
-        "simulate": chunks, "table": 6, "figure": 6, "diagnostics_figure": 2, "all": 1
+        "simulate": chunks, "table": 6, "figure": 6, "diagnostics_figure": 4, "all": 1
     }
     # a title: that figure only
     title = tiny_with(lambda c: c["figures"]["tiny_a"].update(title="another title"))
