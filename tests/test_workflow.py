@@ -131,14 +131,16 @@ def test_edits_plan_exactly_what_they_change(built, tmp_path):
     assert planned_jobs(workdir, sigma) == {
         "simulate": chunks, "table": 6, "figure": 6, "diagnostics_figure": 4, "all": 1
     }
-    # a title: that figure only
+    # a title: that figure and its diagnostics figure (titled after it) only
     title = tiny_with(lambda c: c["figures"]["tiny_a"].update(title="another title"))
-    assert planned_jobs(workdir, title) == {"figure": 1, "all": 1}
+    assert planned_jobs(workdir, title) == {"figure": 1, "diagnostics_figure": 1, "all": 1}
     # the same config with its keys sorted (as a YAML tool may write it): nothing
     assert planned_jobs(workdir, yaml.safe_dump(yaml.safe_load(TINY), sort_keys=True)) == {}
     # runs 6 -> 8 with chunk_runs 2: the one new chunk, its instances, and what reads them
     more = tiny_with(lambda c: c["figures"]["tiny_a"].update(runs=8))
-    assert planned_jobs(workdir, more) == {"instances": 1, "simulate": 1, "table": 1, "figure": 1, "all": 1}
+    assert planned_jobs(workdir, more) == {
+        "instances": 1, "simulate": 1, "table": 1, "figure": 1, "diagnostics_figure": 1, "all": 1
+    }
 
 
 def test_more_runs_compute_only_the_new_chunks_with_identical_tables(built, tmp_path):
