@@ -522,6 +522,13 @@ def bound_figures(claims: list[dict]) -> set[str]:
 PAIRED_CHECKS = ("ordering", "gain", "no_gain", "convergence", "closeness", "crossing")
 
 
+def _pairs(check_name: str, figure: str, covariances: dict | None) -> dict:
+    """``{"pairs": <figure's covariance table>}`` for a paired check, else nothing."""
+    if check_name in PAIRED_CHECKS and covariances and figure in covariances:
+        return {"pairs": covariances[figure]}
+    return {}
+
+
 def check(
     claim: dict,
     tables: dict[str, pd.DataFrame],
@@ -532,8 +539,7 @@ def check(
     claim gets ``other_figure``'s table as ``other``, a paired check its figure's
     covariance table as ``pairs``."""
     params = {key: value for key, value in claim.items() if key not in CLAIM_KEYS}
-    if claim["check"] in PAIRED_CHECKS and covariances and claim["figure"] in covariances:
-        params["pairs"] = covariances[claim["figure"]]
+    params.update(_pairs(claim["check"], claim["figure"], covariances))
     if "other_figure" in claim:
         params["other"] = tables[claim["other_figure"]]
     if claim["check"] == "bound_value":
@@ -559,8 +565,7 @@ def diagnose(
     if diagnosis["figure"] not in tables:
         return f"{diagnosis['cause']} (check not run: no table {diagnosis['figure']})", "not run"
     params = {key: value for key, value in diagnosis.items() if key not in ("cause", "figure", "check")}
-    if diagnosis["check"] in PAIRED_CHECKS and covariances and diagnosis["figure"] in covariances:
-        params["pairs"] = covariances[diagnosis["figure"]]
+    params.update(_pairs(diagnosis["check"], diagnosis["figure"], covariances))
     result = CHECKS[diagnosis["check"]](tables[diagnosis["figure"]], **params)
     text = f"{diagnosis['cause']} Check on {diagnosis['figure']}: {result.criterion}; {result.measured}"
     return text, DIAGNOSIS_VERDICTS[result.verdict]

@@ -17,8 +17,10 @@ Nothing here knows Snakemake: the rules pass plain dictionaries in and get table
 
 from __future__ import annotations
 
+import json
 import math
 import time
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -26,11 +28,11 @@ import pandas as pd
 
 from . import interpretations as choices
 from .consensus import DIAGNOSTICS as CONSENSUS_DIAGNOSTICS
-from .consensus import Curve, PanelSpec
+from .consensus import Curve, PanelSpec, simulate_runs
 from .populations import UniformClasses
-from .provenance import format_caption
+from .provenance import format_caption, table_provenance
 from .queries import DIAGNOSTICS as COLME_DIAGNOSTICS
-from .queries import ColmeCurve, ColmeSpec
+from .queries import ColmeCurve, ColmeSpec, simulate_colme_runs
 from .results import (
     COVARIANCE_COLUMNS,
     DIAGNOSTICS_COLUMNS,
@@ -42,8 +44,8 @@ from .results import (
     make_instances,
     oracle_table,
     privacy_table,
-    simulate_chunk,
 )
+from .seeding import run_generator
 
 #: Settings that never enter an engine's numbers: drawing-only keys and the run bookkeeping
 #: (``runs`` enters the tables, through the chunk files it selects, not the simulation).
@@ -131,6 +133,10 @@ class Engine:
         """The tables of one figure (``FigureTables``)."""
         raise NotImplementedError
 
+    def provenance(self, figure: str, params: dict, extras: dict) -> dict:
+        """What the table stage records next to the table (``<figure>.json``)."""
+        return table_provenance(figure, params, self.interpretations, **extras)
+
     def subtitle(self, meta: dict) -> str:
         """Second line of the figure's title: runs, seed and the settings that matter most."""
         raise NotImplementedError
@@ -163,7 +169,27 @@ class SimulatedEngine(Engine):
         return make_instances(params["n_agents"], params["n_classes"], degree, figure, range(start, stop), params["seed"])
 
     def simulate(self, params: dict, instances: dict, figure: str) -> dict:
-        return simulate_chunk(self.spec(params), instances, figure, params["seed"], params.get("precision", "float64"))
+        """Every curve on one run range's instances: per-run MSE curves and diagnostics.
+
+        Each run's data stream comes from (seed, figure, run), never from the chunking.
+        """
+        spec = self.spec(params)
+        generators = [run_generator(params["seed"], figure, int(run), "data") for run in instances["runs"]]
+        diagnostics = np.empty((len(generators), len(spec.curves), len(self.diagnostics), len(spec.t_record)))
+        start = time.perf_counter()
+        mse = self.run_kernel(spec, params, instances, generators, diagnostics)
+        return {
+            "runs": instances["runs"],
+            "t": np.asarray(spec.t_record),
+            "curves": np.array([c.name for c in spec.curves]),
+            "mse": mse,
+            "diagnostics": diagnostics,
+            "seconds": np.array(time.perf_counter() - start),
+        }
+
+    def run_kernel(self, spec, params, instances, generators, diagnostics) -> np.ndarray:
+        """The engine's compiled simulation: MSE (runs, curves, t), ``diagnostics`` filled."""
+        raise NotImplementedError
 
     def tables(self, figure, params, inputs):
         spec = self.spec(params)
@@ -184,7 +210,8 @@ class SimulatedEngine(Engine):
         runs = sum(len(s["runs"]) for s in sims)
         provenance = {"runs": runs, "compute_seconds": seconds, **extras}
         return FigureTables(
-            table, supplement, covariance_table(spec, sims), diagnostics_table(spec, sims), provenance
+            table, supplement, covariance_table(spec, sims), diagnostics_table(spec, sims, self.diagnostics),
+            provenance,
         )
 
     def subtitle(self, meta: dict) -> str:
@@ -210,14 +237,17 @@ class ConsensusEngine(SimulatedEngine):
             n_agents=params["n_agents"],
             degree=params["degree"],
             curves=curves,
-            t_record=_grid(params) if "grid" in params else np.array([1]),
+            t_record=_grid(params),
             population=population(params),
-            alpha_schedule=params.get("alpha_schedule", "floor10"),
-            alpha_reset=params.get("alpha_reset", True),
-            weights=params.get("weights", "eq2"),
-            optimistic_delta=params.get("optimistic_delta", 1.0),
+            alpha_schedule=params["alpha_schedule"],
+            alpha_reset=params["alpha_reset"],
+            weights=params["weights"],
+            optimistic_delta=params["optimistic_delta"],
         )
 
+    def run_kernel(self, spec, params, instances, generators, diagnostics):
+        dtype = np.dtype(params["precision"]).type
+        return simulate_runs(spec, instances["classes"], instances["edges"], generators, dtype, diagnostics)
 
     def supplement(self, spec, instances):
         bound = bound_table(spec, instances)
@@ -250,20 +280,18 @@ def _colme_curves(params: dict, oracle: bool) -> tuple[ColmeCurve, ...]:
 
 
 def _colme_spec(params: dict, oracle: bool) -> ColmeSpec:
+    """A Private-ColME spec; keys only one of the two engines has keep the spec's defaults
+    (the simulation's decision-rule keys, the analytic figures' pm2_variance)."""
+    optional = ("theta0", "retest", "pm2_variance", "bayes_prior", "welch_dof", "schvar2_first_interval")
     return ColmeSpec(
         n_agents=params["n_agents"],
-        curves=_colme_curves(params, oracle) if "eps" in params else (),
-        t_record=_grid(params) if "grid" in params else np.array([1]),
-        eps=float(params.get("eps", 1.0)),
-        delta=float(params.get("delta", 1e-6)),
-        pm2_split=params.get("pm2_split"),
-        theta0=float(params.get("theta0", 0.05)),
-        retest=params.get("retest", "query"),
-        pm2_variance=params.get("pm2_variance", "mechanism"),
-        bayes_prior=params.get("bayes_prior", "uninformative"),
-        welch_dof=params.get("welch_dof", "t_kappa"),
-        schvar2_first_interval=params.get("schvar2_first_interval", "keep"),
+        curves=_colme_curves(params, oracle),
+        t_record=_grid(params),
+        eps=float(params["eps"]),
+        delta=float(params["delta"]),
+        pm2_split=params["pm2_split"],
         population=population(params),
+        **{key: params[key] for key in optional if key in params},
     )
 
 
@@ -282,8 +310,10 @@ class PrivateColmeEngine(SimulatedEngine):
         return params
 
     def spec(self, params: dict) -> ColmeSpec:
-        return _colme_spec(params, oracle=params.get("oracle", False))
+        return _colme_spec(params, oracle=params["oracle"])
 
+    def run_kernel(self, spec, params, instances, generators, diagnostics):
+        return simulate_colme_runs(spec, instances["classes"], generators, diagnostics)
 
     def supplement(self, spec, instances):
         privacy = privacy_table(spec)
@@ -333,9 +363,6 @@ class ZoomEngine(Engine):
     drawing_keys = ("title", "draws_as")
 
     def tables(self, figure, params, inputs):
-        import json
-        from pathlib import Path
-
         source_meta = json.loads(Path(inputs["meta"]).read_text())
         table = pd.read_csv(inputs["table"])
         zoomed = table[table["t"] <= params["t_max"]]
@@ -350,12 +377,14 @@ class ZoomEngine(Engine):
             meta,
         )
 
+    def provenance(self, figure, params, extras):
+        return {**extras, "figure": figure}  # the source's, with the zoom recorded
+
     def subtitle(self, meta: dict) -> str:
         return ENGINES[meta["settings"]["engine"]].subtitle(meta)
 
-    @property
-    def interpretations(self):  # the source's, recorded in the provenance it copies
-        return ()
+    def draw(self, table, meta, title, pdf, png):
+        ENGINES[meta["settings"]["engine"]].draw(table, meta, title, pdf, png)
 
 
 class PricerEngine(Engine):

@@ -8,17 +8,15 @@ whatever the chunk size, the number of cores or the executor.
 from __future__ import annotations
 
 import math
-import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from . import analytic
-from .consensus import DIAGNOSTICS as CONSENSUS_DIAGNOSTICS
-from .consensus import PanelSpec, simulate_runs
-from .queries import DIAGNOSTICS as COLME_DIAGNOSTICS
-from .queries import ColmeSpec, simulate_colme_runs
+from .consensus import PanelSpec
+from .queries import ColmeSpec
 from .graphs import random_regular_edges
 from .mechanisms import pm2_levels
 from .populations import assign_classes, component_sizes
@@ -51,34 +49,6 @@ def make_instances(
         edges = np.zeros((len(runs), 0, 2), dtype=np.int32)
         sizes = np.stack([np.bincount(c)[c] for c in classes]).astype(np.int32)
     return {"runs": runs, "classes": classes, "edges": edges, "component_sizes": sizes}
-
-
-def simulate_chunk(
-    spec: PanelSpec, instances: dict, figure: str, root_seed: int, precision: str
-) -> dict[str, np.ndarray]:
-    """Run the engine on a chunk's instances; returns per-run MSE curves and provenance."""
-    generators = [run_generator(root_seed, figure, int(run), "data") for run in instances["runs"]]
-    start = time.perf_counter()
-    extra = {}
-    if isinstance(spec, ColmeSpec):
-        shape = (len(generators), len(spec.curves), len(COLME_DIAGNOSTICS), len(spec.t_record))
-        extra = {"diagnostics": np.empty(shape), "diagnostic_names": np.array(COLME_DIAGNOSTICS)}
-        mse = simulate_colme_runs(spec, instances["classes"], generators, extra["diagnostics"])
-    else:
-        shape = (len(generators), len(spec.curves), len(CONSENSUS_DIAGNOSTICS), len(spec.t_record))
-        extra = {"diagnostics": np.empty(shape), "diagnostic_names": np.array(CONSENSUS_DIAGNOSTICS)}
-        mse = simulate_runs(
-            spec, instances["classes"], instances["edges"], generators, np.dtype(precision).type,
-            extra["diagnostics"],
-        )
-    return {
-        "runs": instances["runs"],
-        "t": np.asarray(spec.t_record),
-        "curves": np.array([c.name for c in spec.curves]),
-        "mse": mse,
-        **extra,
-        "seconds": np.array(time.perf_counter() - start),
-    }
 
 
 def load_npz(path: str | Path) -> dict[str, np.ndarray]:
@@ -161,26 +131,23 @@ COVARIANCE_COLUMNS = ["curve_a", "curve_b", "t", "cov"]
 DIAGNOSTICS_COLUMNS = ["curve", "quantity", "t", "value", "se", "runs"]
 
 
-def diagnostics_table(spec: PanelSpec | ColmeSpec, sims: list[dict]) -> pd.DataFrame:
+def diagnostics_table(spec: PanelSpec | ColmeSpec, sims: list[dict], names: tuple[str, ...]) -> pd.DataFrame:
     """Tidy diagnostics of a simulated figure: per curve, quantity and recorded t, the mean
     over runs and its standard error (empty where the engine records none).
 
+    ``names`` are the engine's diagnostic quantities, in the chunks' order.
     Private-ColME: the share of an agent's classmates in C_a and of the other agents, and
     the mean number of releases per accepted pair (``colme.queries.DIAGNOSTICS``).
     Private-C-ColME: the decision rule's type-I and type-II rates over the graph's edges
     and the share of agents whose C_a changed (``colme.consensus.DIAGNOSTICS``).
     """
-    if "diagnostics" not in sims[0]:
-        return pd.DataFrame(columns=DIAGNOSTICS_COLUMNS)
     values = _concatenate(sims, "diagnostics")  # (runs, curves, quantities, t)
-    names = [str(name) for name in sims[0]["diagnostic_names"]]
     t = sims[0]["t"].astype(np.int64)
-    runs = values.shape[0]
-    with np.errstate(invalid="ignore"):
-        mean = np.nanmean(values, axis=0) if runs else values[0]
-        counted = np.sum(~np.isnan(values), axis=0)
-        spread = np.nanstd(values, axis=0, ddof=1) if runs > 1 else np.full(mean.shape, np.nan)
-    se = spread / np.sqrt(np.maximum(counted, 1))
+    counted = np.sum(~np.isnan(values), axis=0)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices: NaN, as wanted
+        mean = np.nanmean(values, axis=0)
+        se = np.nanstd(values, axis=0, ddof=1) / np.sqrt(np.maximum(counted, 1))
     frames = [
         pd.DataFrame({"curve": curve.name, "quantity": name, "t": t, "value": mean[i, q],
                       "se": se[i, q], "runs": counted[i, q]})

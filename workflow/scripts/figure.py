@@ -15,7 +15,7 @@ from colme.provenance import figure_provenance, read_params, write_json  # noqa:
 params = read_params(snakemake.params.spec)  # noqa: F821
 table = pd.read_csv(snakemake.input.table)  # noqa: F821
 meta = json.loads(Path(snakemake.input.meta).read_text())  # noqa: F821
-engine = ENGINES[params.get("draws_as", params["engine"])]
+engine = ENGINES[params["engine"]]
 title = f"{params['title'] or snakemake.wildcards.figure}\n{engine.subtitle(meta)}"  # noqa: F821
 sidecar = figure_provenance(meta, params["title"])
 engine.draw(table, sidecar, title, Path(snakemake.output.pdf), Path(snakemake.output.png))  # noqa: F821
