@@ -1,7 +1,8 @@
 """A slow, literal NumPy transcription of Algorithm 1 (seed 002), used to test the kernel.
 
 It follows the pseudocode line by line with dense matrices: decision matrix chi, sets
-C_a^(t), W^(t) from ``rules.mixing_matrix`` and the per-agent alpha clock.  It draws the
+C_a^(t), W^(t) from ``decision_rules.mixing_matrix`` and the alpha clock (restarted per
+agent, globally or never, as ``alpha_reset`` says).  It draws the
 kernel's SplitMix64 stream of the run (``run_key`` of the generator) in the kernel's order
 (per step and agent: data uniform, noise uniform).
 """
@@ -13,7 +14,13 @@ import numpy as np
 from colme.consensus import PanelSpec, run_key, splitmix64_uniforms
 from colme.graphs import adjacency
 from colme.privacy import unit_laplace_from_uniform
-from colme.decision_rules import WEIGHT_OFFSETS, acceptance_threshold, alpha_table, mixing_matrix
+from colme.decision_rules import (
+    OPTIMISTIC_RADII,
+    WEIGHT_OFFSETS,
+    acceptance_threshold,
+    alpha_table,
+    mixing_matrix,
+)
 
 
 def reference_run(spec: PanelSpec, classes, edges, rng, on_step=None) -> np.ndarray:
@@ -46,8 +53,8 @@ def reference_run(spec: PanelSpec, classes, edges, rng, on_step=None) -> np.ndar
             else:
                 threshold = acceptance_threshold(
                     params["rule"][c], t, params["theta_k"][c], population.sigma,
-                    params["beta_bar"][c], params["sigma_dp"][c], float(spec.degree),
-                    n_agents, spec.optimistic_delta,
+                    params["beta_pair"][c], params["sigma_dp"][c], float(spec.degree),
+                    n_agents, spec.optimistic_delta, OPTIMISTIC_RADII[spec.optimistic_radius],
                 )
                 chi = adj & (np.abs(noisy[:, None] - noisy[None, :]) < threshold)
             sets = chi | np.eye(n_agents, dtype=bool)  # C_a^(t) includes a
@@ -56,7 +63,8 @@ def reference_run(spec: PanelSpec, classes, edges, rng, on_step=None) -> np.ndar
                 on_step(t, c, chi, weights)
             changed = np.any(sets != previous_sets[c], axis=1)
             previous_sets[c] = sets
-            clock[c] = np.where(changed & spec.alpha_reset, 1, clock[c] + 1)
+            restart = {"per_agent": changed, "global": np.full(n_agents, changed.any()), "none": False}
+            clock[c] = np.where(restart[spec.alpha_reset], 1, clock[c] + 1)
             step = alpha[clock[c]]
             consensus[c] = (1 - step) * noisy + step * (weights @ consensus[c])
             sizes = sets.sum(axis=1)

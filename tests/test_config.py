@@ -105,14 +105,14 @@ def test_figure_defaults_are_fig1_left():
 def test_derived_figure_is_its_base_with_overrides():
     config = validate_config(CONFIG)
     base, derived = config["figures"]["fig1_r5"], config["figures"]["fig1_r5_no_reset"]
-    assert derived["alpha_reset"] is False and derived["t_max"] == 10000
+    assert derived["alpha_reset"] == "none" and derived["t_max"] == 10000
     assert {k: v for k, v in derived.items() if k not in ("alpha_reset", "t_max", "runs", "title")} == {
         k: v for k, v in base.items() if k not in ("alpha_reset", "t_max", "runs", "title")
     }
     nested = validate_config(broken(lambda c: c["figures"].update(
         mine={"derived_from": "fig1_r5_no_reset", "grid": {"log": 7}})))
     assert nested["figures"]["mine"]["grid"] == {"linear": 300, "log": 7}  # merged key by key
-    assert nested["figures"]["mine"]["alpha_reset"] is False  # through the chain
+    assert nested["figures"]["mine"]["alpha_reset"] == "none"  # through the chain
 
 
 @pytest.mark.parametrize(

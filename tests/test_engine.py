@@ -32,14 +32,26 @@ def many(array, runs):
     return np.repeat(array[None], runs, axis=0)
 
 
-@pytest.mark.parametrize("schedule", ["floor10", "theory"])
-@pytest.mark.parametrize("weights", ["eq2", "metropolis"])
-def test_kernel_matches_literal_algorithm(schedule, weights):
-    """Same draws, float64: the kernel reproduces Algorithm 1 step by step for every rule."""
+VARIANTS = [
+    {"alpha_schedule": schedule, "weights": weights}
+    for schedule in ("floor10", "theory")
+    for weights in ("eq2", "metropolis")
+] + [
+    {"alpha_reset": "global"},
+    {"alpha_reset": "none"},
+    {"optimistic_radius": "sqrt_closed_early", "optimistic_delta": 0.5},
+    {"bernstein_beta": "sec2d"},
+]
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: ",".join(f"{k}={x}" for k, x in v.items()))
+def test_kernel_matches_literal_algorithm(variant):
+    """Same draws, float64: the kernel reproduces Algorithm 1 step by step for every rule,
+    under every interpretation option of the panel."""
     classes, edges = instance(16, 4, seed=3)
     spec = PanelSpec(
         n_agents=16, degree=4, curves=ALL_CURVES, t_record=np.array([1, 2, 5, 17, 40, 90, 150]),
-        alpha_schedule=schedule, weights=weights,
+        **variant,
     )
     for run in range(3):
         kernel = simulate_runs(
@@ -47,6 +59,33 @@ def test_kernel_matches_literal_algorithm(schedule, weights):
         )[0]
         expected = reference_run(spec, classes, edges, run_generator(5, "ref", run, "data"))
         np.testing.assert_allclose(kernel, expected, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "variant, changed_rules",
+    [
+        ({"alpha_reset": "global"}, {"bernstein", "optimistic"}),
+        ({"alpha_reset": "none"}, {"bernstein", "optimistic"}),
+        ({"optimistic_radius": "sqrt_closed_early"}, {"optimistic"}),
+        ({"bernstein_beta": "sec2d"}, {"bernstein"}),
+    ],
+)
+def test_interpretation_options_change_exactly_their_curves(variant, changed_rules):
+    """Each option changes the curves of the rules it concerns and leaves the others bit for
+    bit (the oracle's C_a never changes after t = 1, so no reset mode can touch it)."""
+    classes, edges = instance(30, 6, seed=4)
+    record = np.array([20, 60, 150, 400])
+    runs = [run_generator(7, "variant", run, "data") for run in range(2)]
+    default = PanelSpec(n_agents=30, degree=6, curves=ALL_CURVES, t_record=record)
+    options = PanelSpec(n_agents=30, degree=6, curves=ALL_CURVES, t_record=record, **variant)
+    base = simulate_runs(default, many(classes, 2), many(edges, 2), runs, np.float64)
+    other = simulate_runs(options, many(classes, 2), many(edges, 2), runs, np.float64)
+    for i, curve in enumerate(ALL_CURVES):
+        same = np.array_equal(base[:, i], other[:, i])
+        if curve.rule in changed_rules and not math.isinf(curve.eps):
+            assert not same, curve
+        elif curve.rule not in changed_rules:
+            assert same, curve
 
 
 def test_decisions_symmetric_and_mixing_doubly_stochastic():

@@ -41,6 +41,7 @@ FIGURE_KEYS = {
         "n_agents": "instances", "degree": "instances",
         "eps": "simulate", "theta_k": "simulate", "rules": "simulate",
         "optimistic_delta": "simulate", "alpha_schedule": "simulate", "alpha_reset": "simulate",
+        "optimistic_radius": "simulate", "bernstein_beta": "simulate",
         "weights": "simulate", "t_max": "simulate", "grid.linear": "simulate", "grid.log": "simulate",
         "title": "figure",
     },

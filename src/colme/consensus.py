@@ -39,9 +39,12 @@ from .graphs import csr_neighbours
 from .populations import UniformClasses
 from .privacy import laplace_beta_dp, laplace_sigma_dp
 from .decision_rules import (
+    ALPHA_RESETS,
+    OPTIMISTIC_RADII,
     RULES,
     WEIGHT_OFFSETS,
     alpha_table,
+    difference_beta,
     noisy_mean_beta,
     uniform_bernstein_beta,
 )
@@ -70,25 +73,32 @@ class PanelSpec:
     t_record: np.ndarray  # strictly increasing recorded times, last one = t_max
     population: UniformClasses = UniformClasses()
     alpha_schedule: str = "floor10"
-    alpha_reset: bool = True  # per-agent reset of the alpha clock when C_a^(t) changes
+    alpha_reset: str = "per_agent"  # a value of decision_rules.ALPHA_RESETS
     weights: str = "eq2"
     optimistic_delta: float = 1.0
+    optimistic_radius: str = "sqrt_over_all"  # a key of decision_rules.OPTIMISTIC_RADII
+    bernstein_beta: str = "sec3c1"  # a value of decision_rules.BERNSTEIN_BETAS
 
     @property
     def t_max(self) -> int:
         return int(self.t_record[-1])
 
     def curve_arrays(self) -> dict[str, np.ndarray]:
-        """Per-curve parameters as arrays for the kernel (rule code, sigma_DP, beta~, k)."""
+        """Per-curve parameters as arrays for the kernel: rule code, sigma_DP, the Bernstein
+        parameter of a noisy difference (``difference_beta`` of two agents' beta~), k."""
         sigma = self.population.sigma
         half_width = self.population.half_width
         beta = uniform_bernstein_beta(half_width)
         sigma_dp = np.array([laplace_sigma_dp(c.eps, half_width) for c in self.curves])
+        beta_bar = [noisy_mean_beta(sigma, beta, s, laplace_beta_dp(s)) for s in sigma_dp]
         return {
             "rule": np.array([RULES[c.rule] for c in self.curves], dtype=np.int64),
             "sigma_dp": sigma_dp,
-            "beta_bar": np.array(
-                [noisy_mean_beta(sigma, beta, s, laplace_beta_dp(s)) for s in sigma_dp]
+            "beta_pair": np.array(
+                [
+                    difference_beta(b, b, sigma, sigma, s, self.bernstein_beta)
+                    for b, s in zip(beta_bar, sigma_dp)
+                ]
             ),
             "theta_k": np.array([c.theta_k for c in self.curves], dtype=np.float64),
         }
@@ -149,8 +159,8 @@ def run_key(generator: np.random.Generator) -> int:
 
 _TEMPLATE = '''
 def kernel(indptr, upper, neighbour_row, edge_row, offset, same, agent_means, half_width, sigma,
-           rule, sigma_dp, beta_bar, theta_k, degree, delta, weight_offset, one, block_scale,
-           block_shift, alpha_reset, t_record, key, mse_out, diagnostics_out, accepted, clock, noisy, error,
+           rule, sigma_dp, beta_pair, theta_k, degree, delta, radius_form, weight_offset, one,
+           block_scale, block_shift, per_agent_reset, global_reset, t_record, key, mse_out, diagnostics_out, accepted, clock, noisy, error,
            error_next, set_size, inverse_weight, flips, threshold, sample_sum, noise_sum):
     n_agents = sample_sum.shape[0]
     zero = one - one
@@ -176,7 +186,7 @@ def kernel(indptr, upper, neighbour_row, edge_row, offset, same, agent_means, ha
             sample_sum[a] += half_width * (2.0 * mix_uniform(counter) - 1.0)
             counter += GOLDEN
             noise_sum[a] += unit_laplace(mix_uniform(counter))
-        threshold[@] = acceptance_threshold(rule[@], t, theta_k[@], sigma, beta_bar[@], noise_scale@, degree, n_agents, delta)
+        threshold[@] = acceptance_threshold(rule[@], t, theta_k[@], sigma, beta_pair[@], noise_scale@, degree, n_agents, delta, radius_form)
         limit@ = threshold[@]
         first = one if t == 1 else zero  # C_a^(0) is empty: everybody changes at t = 1
         for a in range(n_agents):
@@ -188,7 +198,8 @@ def kernel(indptr, upper, neighbour_row, edge_row, offset, same, agent_means, ha
             flips[ra + U@] = first
         # Decision rule chi_a^(t)(b) = chi_b^(t)(a), once per edge {a, b}, from its lower end
         # a (neighbours k >= upper[a] have b > a): |C_a^(t)|, |C_b^(t)| and whether
-        # C^(t) != C^(t-1) accumulate at both ends.
+        # C^(t) != C^(t-1) accumulate at both ends; changes > 0 iff some C_a^(t) changed.
+        changes@ = zero
         for a in range(n_agents):
             ra = np.uint64(a) * LANES
             mine@ = noisy[ra + U@]
@@ -208,6 +219,7 @@ def kernel(indptr, upper, neighbour_row, edge_row, offset, same, agent_means, ha
                 flips[rb + U@] += change@
             set_size[ra + U@] = size@
             flips[ra + U@] = flip@
+            changes@ += flip@
             inverse_weight[ra + U@] = one / (size@ + weight_offset)
         # Consensus step with W^(t) of eq. (2): W_ab = min(1/(|C_a|+1), 1/(|C_b|+1)), and
         # alpha of the agent's clock tau: 1 - alpha = 1/(block + 2), block = floor(tau *
@@ -225,7 +237,10 @@ def kernel(indptr, upper, neighbour_row, edge_row, offset, same, agent_means, ha
                 d = offset[k]
                 w@ = accepted[re + U@] * min(own@, inverse_weight[rb + U@])
                 pull@ += w@ * (error[rb + U@] - d - mine@)
-            tick@ = one if alpha_reset and flips[ra + U@] > zero else clock[ra + U@] + one
+            # The clock restarts (alpha_reset) when the agent's own C_a^(t) changed
+            # (per_agent), when anybody's did (global), or never (none).
+            trigger@ = per_agent_reset * flips[ra + U@] + global_reset * changes@
+            tick@ = one if trigger@ > zero else clock[ra + U@] + one
             clock[ra + U@] = tick@
             fresh@ = one / (np.floor(tick@ * block_scale) + block_shift + two)
             mixed@ = mine@ + pull@
@@ -273,7 +288,7 @@ def kernel(indptr, upper, neighbour_row, edge_row, offset, same, agent_means, ha
 MAX_LANES = 16
 #: Per recorded t and curve: the rule's type-I rate (same-class edges rejected), type-II
 #: rate (other-class edges accepted) and the share of agents whose C_a changed at that
-#: step (each resets its alpha clock when alpha_reset is on).
+#: step (each restarts its alpha clock when alpha_reset is per_agent).
 DIAGNOSTICS = ("same-class edges rejected", "other-class edges accepted", "agents whose C_a changed")
 
 _KERNELS: dict[int, object] = {}
@@ -425,6 +440,10 @@ def simulate_runs(
         for key, value in spec.curve_arrays().items()
     }
     alpha_table(spec.alpha_schedule, 1)  # validates the schedule's name
+    if spec.alpha_reset not in ALPHA_RESETS:
+        raise ValueError(f"alpha_reset must be one of {ALPHA_RESETS}, got {spec.alpha_reset!r}")
+    if spec.optimistic_radius not in OPTIMISTIC_RADII:
+        raise ValueError(f"optimistic_radius must be one of {tuple(OPTIMISTIC_RADII)}, got {spec.optimistic_radius!r}")
     block_scale, block_shift = BLOCKS[spec.alpha_schedule]
     if dtype(spec.t_max + 1) == dtype(spec.t_max):
         raise ValueError(f"t_max={spec.t_max} is beyond the integers {dtype.__name__} holds exactly")
@@ -464,15 +483,17 @@ def simulate_runs(
                 population.sigma,
                 params["rule"][group].copy(),
                 params["sigma_dp"][group].copy(),
-                params["beta_bar"][group].copy(),
+                params["beta_pair"][group].copy(),
                 params["theta_k"][group].copy(),
                 float(spec.degree),
                 float(spec.optimistic_delta),
+                OPTIMISTIC_RADII[spec.optimistic_radius],
                 weight_offset,
                 dtype(1),
                 dtype(block_scale),
                 dtype(block_shift),
-                bool(spec.alpha_reset),
+                dtype(spec.alpha_reset == "per_agent"),
+                dtype(spec.alpha_reset == "global"),
                 t_record,
                 key,
                 mse_group := np.empty((lanes, len(t_record))),

@@ -26,6 +26,20 @@ WEIGHT_OFFSETS = {"eq2": 1.0, "metropolis": 0.0}
 #: alpha_t schedules (Sec. III-B / Theorem 1 and Sec. V).
 ALPHA_SCHEDULES = ("floor10", "theory")
 
+#: When the alpha clock restarts: per agent when its own C_a^(t) changes (Sec. V, as in
+#: [16, App. I.3]), for everybody when any C_a^(t) changes (the public C-ColME code's
+#: global flag), or never.
+ALPHA_RESETS = ("per_agent", "global", "none")
+
+#: Bernstein parameter of the noisy difference X~_a - X~_b (times sqrt t): the sum
+#: b~_a + b~_b of Sec. III-C1's z_theta, or Sec. II-D's
+#: min(beta_X + beta_Y, sqrt 2 max(sigma_X, sigma_Y, beta_X, beta_Y)).
+BERNSTEIN_BETAS = ("sec3c1", "sec2d")
+
+#: Where the optimistic radius closes its square root: over (1 + 1/t) ln(...) too (seed 002,
+#: [16, Eq. (3)]), or right after 2 (sigma_DP^2 + sigma^2)/t (as seed 000 prints it).
+OPTIMISTIC_RADII = {"sqrt_over_all": 0, "sqrt_closed_early": 1}
+
 
 def uniform_bernstein_beta(half_width: float) -> float:
     """Bernstein parameter of the uniform law on [mu - L, mu + L]: L / (2 sqrt 5) (Lemma 2)."""
@@ -50,51 +64,69 @@ def theta_schedule(t, k):
     return min(2.0, 3.0 / t ** (1.0 / k))
 
 
+def difference_beta(beta_bar_a, beta_bar_b, sigma_a, sigma_b, sigma_dp, form="sec3c1"):
+    """Bernstein parameter (times sqrt t) of the noisy difference X~_a - X~_b.
+
+    ``sec3c1``: b~_a + b~_b, as z_theta of Sec. III-C1 prints it; ``sec2d``: Sec. II-D's
+    beta = min(beta_X + beta_Y, sqrt 2 max(sigma_X, sigma_Y, beta_X, beta_Y)) with
+    sigma_X = sqrt(sigma_a^2 + sigma_DP^2) and beta_X = b~_a (all times sqrt t).
+    """
+    total = beta_bar_a + beta_bar_b
+    if form == "sec3c1":
+        return total
+    if form == "sec2d":
+        spread_a = math.sqrt(sigma_a**2 + sigma_dp**2)
+        spread_b = math.sqrt(sigma_b**2 + sigma_dp**2)
+        return min(total, math.sqrt(2.0) * max(spread_a, spread_b, beta_bar_a, beta_bar_b))
+    raise ValueError(f"bernstein_beta must be one of {BERNSTEIN_BETAS}, got {form!r}")
+
+
 @numba.njit(cache=True)
-def bernstein_threshold(t, theta, sigma_a, sigma_b, beta_bar_a, beta_bar_b, sigma_dp):
+def bernstein_threshold(t, theta, sigma_a, sigma_b, beta_pair, sigma_dp):
     """z_theta_t of Sec. III-C1; b is accepted iff |noisy mean difference| < z.
 
-    ``z = 2 (b~_a + b~_b)/sqrt t ln(2/theta)
-    + sqrt(sigma_a^2 + sigma_b^2 + 2 sigma_DP^2)/sqrt t sqrt(2 ln(2/theta))``.
-    At theta = 2 the threshold is 0 and nobody is accepted.
+    ``z = 2 beta_pair/sqrt t ln(2/theta)
+    + sqrt(sigma_a^2 + sigma_b^2 + 2 sigma_DP^2)/sqrt t sqrt(2 ln(2/theta))``, with
+    ``beta_pair`` the difference's Bernstein parameter (``difference_beta``: b~_a + b~_b as
+    printed).  At theta = 2 the threshold is 0 and nobody is accepted.
     """
     log_term = math.log(2.0 / theta)
     root_t = math.sqrt(t)
     spread = math.sqrt(sigma_a**2 + sigma_b**2 + 2.0 * sigma_dp**2)
-    return 2.0 * (beta_bar_a + beta_bar_b) / root_t * log_term + spread / root_t * math.sqrt(
-        2.0 * log_term
-    )
+    return 2.0 * beta_pair / root_t * log_term + spread / root_t * math.sqrt(2.0 * log_term)
 
 
 @numba.njit(cache=True)
-def optimistic_radius(t, sigma, sigma_dp, degree, n_agents, delta):
+def optimistic_radius(t, sigma, sigma_dp, degree, n_agents, delta, closed_early=False):
     """Confidence radius tilde-beta_delta(.; t) of the optimistic-distance rule (Sec. III-C2).
 
-    ``sqrt(2 (sigma_DP^2 + sigma^2)/t (1 + 1/t) ln(4 r M sqrt(t + 1) / delta))``;
-    b is accepted iff |noisy mean difference| <= radius(a) + radius(b).
+    ``sqrt(2 (sigma_DP^2 + sigma^2)/t (1 + 1/t) ln(4 r M sqrt(t + 1) / delta))`` (seed 002,
+    [16, Eq. (3)]); with ``closed_early``, ``sqrt(2 (sigma_DP^2 + sigma^2)/t) (1 + 1/t)
+    ln(4 r M sqrt(t + 1) / delta)`` as seed 000 prints it.  b is accepted iff
+    |noisy mean difference| <= radius(a) + radius(b).
     """
-    return math.sqrt(
-        2.0
-        * (sigma_dp**2 + sigma**2)
-        / t
-        * (1.0 + 1.0 / t)
-        * math.log(4.0 * degree * n_agents * math.sqrt(t + 1.0) / delta)
-    )
+    scale = 2.0 * (sigma_dp**2 + sigma**2) / t
+    log_term = math.log(4.0 * degree * n_agents * math.sqrt(t + 1.0) / delta)
+    if closed_early:
+        return math.sqrt(scale) * (1.0 + 1.0 / t) * log_term
+    return math.sqrt(scale * (1.0 + 1.0 / t) * log_term)
 
 
 @numba.njit(cache=True)
-def acceptance_threshold(rule, t, theta_k, sigma, beta_bar, sigma_dp, degree, n_agents, delta):
+def acceptance_threshold(rule, t, theta_k, sigma, beta_pair, sigma_dp, degree, n_agents, delta, radius_form):
     """Distance threshold of one curve at time t for agents sharing ``sigma``.
 
-    Oracle curves return -1: the kernel accepts them by class, never by distance.
-    The optimistic rule's ``<=`` and the Bernstein rule's ``<`` differ only on a
-    null event for continuous data, so the kernel uses ``<`` for both.
+    ``beta_pair``: the Bernstein parameter of the difference (``difference_beta``);
+    ``radius_form``: a value of ``OPTIMISTIC_RADII``.  Oracle curves return -1: the kernel
+    accepts them by class, never by distance.  The optimistic rule's ``<=`` and the
+    Bernstein rule's ``<`` differ only on a null event for continuous data, so the kernel
+    uses ``<`` for both.
     """
     if rule == 1:
         theta = theta_schedule(t, theta_k)
-        return bernstein_threshold(t, theta, sigma, sigma, beta_bar, beta_bar, sigma_dp)
+        return bernstein_threshold(t, theta, sigma, sigma, beta_pair, sigma_dp)
     if rule == 2:
-        return 2.0 * optimistic_radius(t, sigma, sigma_dp, degree, n_agents, delta)
+        return 2.0 * optimistic_radius(t, sigma, sigma_dp, degree, n_agents, delta, radius_form == 1)
     return -1.0
 
 

@@ -243,6 +243,8 @@ class ConsensusEngine(SimulatedEngine):
             alpha_reset=params["alpha_reset"],
             weights=params["weights"],
             optimistic_delta=params["optimistic_delta"],
+            optimistic_radius=params["optimistic_radius"],
+            bernstein_beta=params["bernstein_beta"],
         )
 
     def run_kernel(self, spec, params, instances, generators, diagnostics):
