@@ -21,6 +21,7 @@ include: "workflow/rules/simulate.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/claims.smk"
+include: "workflow/rules/sensitivity.smk"
 
 
 rule all:

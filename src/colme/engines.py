@@ -149,6 +149,18 @@ class Engine:
     def runtime_minutes(self, params: dict, runs: int) -> int:
         return 5
 
+    def interpretation_options(self, settings: dict) -> tuple[str, ...]:
+        """Keys of the options behind this figure's choices where the paper is silent or
+        inconsistent, restricted to those that can change this figure's numbers;
+        ``colme.sensitivity`` flips each to every other value its schema allows."""
+        return ()
+
+
+def stream_name(params: dict, figure: str) -> str:
+    """Whose random streams a figure draws: its own, or (``stream``) those of the figure a
+    sensitivity variant varies, so that variant and figure are paired run by run."""
+    return params.get("stream", figure)
+
 
 class SimulatedEngine(Engine):
     """Chunked Monte Carlo: instances -> one chunk's simulation -> aggregation."""
@@ -158,7 +170,7 @@ class SimulatedEngine(Engine):
     graph_keys: tuple[str, ...] = ()
 
     def instance_params(self, settings: dict) -> dict:
-        keys = ("engine", "n_agents", "seed") + self.graph_keys
+        keys = ("engine", "n_agents", "seed") + self.graph_keys + (("stream",) if "stream" in settings else ())
         return {
             **{key: settings[key] for key in keys},
             "n_classes": len(settings["population"]["means"]),
@@ -166,7 +178,9 @@ class SimulatedEngine(Engine):
 
     def instances(self, params: dict, figure: str, start: int, stop: int) -> dict:
         degree = params["degree"] if "degree" in self.graph_keys else None
-        return make_instances(params["n_agents"], params["n_classes"], degree, figure, range(start, stop), params["seed"])
+        return make_instances(
+            params["n_agents"], params["n_classes"], degree, stream_name(params, figure), range(start, stop), params["seed"]
+        )
 
     def simulate(self, params: dict, instances: dict, figure: str) -> dict:
         """Every curve on one run range's instances: per-run MSE curves and diagnostics.
@@ -174,7 +188,8 @@ class SimulatedEngine(Engine):
         Each run's data stream comes from (seed, figure, run), never from the chunking.
         """
         spec = self.spec(params)
-        generators = [run_generator(params["seed"], figure, int(run), "data") for run in instances["runs"]]
+        stream = stream_name(params, figure)
+        generators = [run_generator(params["seed"], stream, int(run), "data") for run in instances["runs"]]
         diagnostics = np.empty((len(generators), len(spec.curves), len(self.diagnostics), len(spec.t_record)))
         start = time.perf_counter()
         mse = self.run_kernel(spec, params, instances, generators, diagnostics)
@@ -258,6 +273,14 @@ class ConsensusEngine(SimulatedEngine):
     def details(self, settings: dict) -> str:
         return f"alpha {settings['alpha_schedule']}, weights {settings['weights']}"
 
+    def interpretation_options(self, settings: dict) -> tuple[str, ...]:
+        rules = settings["rules"]
+        return (
+            ("alpha_reset", "weights")
+            + (("optimistic_radius",) if "optimistic" in rules else ())
+            + (("bernstein_beta",) if "bernstein" in rules else ())
+        )
+
     def runtime_minutes(self, params: dict, runs: int) -> int:
         curves = len(self.spec(params).curves)
         updates = runs * params["n_agents"] * params["degree"] * curves * params["t_max"]
@@ -324,6 +347,14 @@ class PrivateColmeEngine(SimulatedEngine):
     def details(self, settings: dict) -> str:
         return f"eps {settings['eps']:g}, delta {settings['delta']:g}, retest {settings['retest']}"
 
+    def interpretation_options(self, settings: dict) -> tuple[str, ...]:
+        variances = {curve.variance for curve in _colme_curves(settings, settings["oracle"])}
+        return (
+            ("retest",)
+            + (("welch_dof", "schvar2_first_interval") if variances & {"schvar2", "schvar2_bayes"} else ())
+            + (("bayes_prior",) if "schvar2_bayes" in variances else ())
+        )
+
     def runtime_minutes(self, params: dict, runs: int) -> int:
         curves = len(self.spec(params).curves)
         steps = runs * curves * params["t_max"] * params["n_agents"]
@@ -355,6 +386,9 @@ class OracleEngine(Engine):
     def subtitle(self, meta: dict) -> str:
         settings = meta["settings"]
         return f"analytic (oracle class estimator), eps {settings['eps']:g}, delta {settings['delta']:g}"
+
+    def interpretation_options(self, settings: dict) -> tuple[str, ...]:
+        return ("pm2_variance",) if "pm2" in settings["mechanisms"] else ()
 
 
 class ZoomEngine(Engine):
@@ -407,7 +441,7 @@ class PricerEngine(Engine):
         from .seeding import figure_generator
 
         start = time.process_time()
-        table = pricer.table_for(params, figure_generator(params.get("seed", 0), figure))
+        table = pricer.table_for(params, figure_generator(params.get("seed", 0), stream_name(params, figure)))
         seconds = time.process_time() - start
         checks = {}
         if "max_violation" in table.columns:
@@ -433,6 +467,9 @@ class PricerEngine(Engine):
         elif settings["kind"] == "trust":
             line += f", d={settings['d']}, R={settings['R']:g}, eps {settings['eps_high']:g}/{settings['eps_low']:g}"
         return line
+
+    def interpretation_options(self, settings: dict) -> tuple[str, ...]:
+        return ("reciprocity",) if "reciprocity" in settings else ()
 
     def draw(self, table, meta, title, pdf, png):
         from .pricer import plot_pricer

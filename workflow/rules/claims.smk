@@ -1,7 +1,5 @@
-from colme.claims import DIAGNOSTICS_SUFFIX, bound_figures, load_claims, table_figures
+from colme.claims import DIAGNOSTICS_SUFFIX, bound_figures, table_figures
 
-CLAIMS = Path(workflow.basedir) / "workflow/claims.yaml"
-CLAIM_LIST = load_claims(CLAIMS)
 # Tidy tables of the claims' figures (own and cross-figure) that the config builds, and
 # the supplementary tables where a bound_value claim reads one (Corollary 1, Theorem 1).
 CLAIM_FIGURES = sorted(table_figures(CLAIM_LIST) & set(FIGURES))

@@ -12,20 +12,32 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
+from colme.claims import load_claims
 from colme.config import ConfigError, load_schema, resolve_figure, validate_config
 from colme.engines import ENGINES, figure_caption, run_chunks, stage_params
 from colme.provenance import canonical_json
+from colme.sensitivity import sensitivity_variants
 
+SCHEMA = load_schema(Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
 try:
-    validated = validate_config(
-        config,
-        load_schema(Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"),
-    )
+    validated = validate_config(config, SCHEMA)
 except ConfigError as error:
     raise WorkflowError(str(error)) from None
 
 FIGURES = sorted(validated["figures"])
 SETTINGS = {figure: resolve_figure(validated, figure) for figure in FIGURES}
+
+CLAIMS = Path(workflow.basedir) / "workflow/claims.yaml"
+CLAIM_LIST = load_claims(CLAIMS)
+# results/sensitivity.md's variant figures: each claim-bearing figure with one
+# interpretation option flipped (colme.sensitivity); built only for that target.
+VARIANT_SETTINGS, VARIANTS, SKIPPED_VARIANTS = sensitivity_variants(
+    validated,
+    SCHEMA,
+    {claim["figure"] for claim in CLAIM_LIST},
+    {name for name, entry in config["figures"].items() if "derived_from" in entry},
+)
+SETTINGS.update(VARIANT_SETTINGS)
 
 
 # Cheap steps run on the submitting host, not as cluster jobs: instances take seconds per
@@ -39,7 +51,7 @@ localrules:
 
 
 wildcard_constraints:
-    figure="|".join(FIGURES),
+    figure="|".join(FIGURES + sorted(VARIANT_SETTINGS)),
     start=r"\d+",
     stop=r"\d+",
 
@@ -47,7 +59,7 @@ wildcard_constraints:
 def engine_figures(simulated):
     """Regex of the figures whose engine is (or is not) a chunked simulation."""
     names = [
-        f for f in FIGURES if ENGINES[SETTINGS[f]["engine"]].simulated == simulated
+        f for f in SETTINGS if ENGINES[SETTINGS[f]["engine"]].simulated == simulated
     ]
     return "|".join(names) if names else "(?!)"
 

@@ -1,0 +1,41 @@
+# results/sensitivity.md: which claims change verdict when an interpretation option flips.
+# A separate target (not in `all`): at the default preset it runs every claim-bearing
+# figure again per option, on sensitivity.runs runs.
+SENSITIVITY_TABLES = sorted(set(CLAIM_FIGURES) | set(VARIANT_SETTINGS))
+
+
+localrules:
+    sensitivity,
+
+
+rule sensitivity:
+    """Claims re-checked on each variant figure against its baseline (colme.sensitivity)."""
+    input:
+        claims=CLAIMS,
+        tables=expand("results/tables/{figure}.csv", figure=SENSITIVITY_TABLES),
+        bounds=expand(
+            "results/tables/{figure}_supplement.csv", figure=SENSITIVITY_TABLES
+        ),
+        covariances=expand(
+            "results/tables/{figure}_covariance.csv", figure=SENSITIVITY_TABLES
+        ),
+    output:
+        csv="results/sensitivity.csv",
+        md="results/sensitivity.md",
+    log:
+        "results/logs/sensitivity.log",
+    benchmark:
+        "results/benchmarks/sensitivity.tsv"
+    conda:
+        "../../environment.yml"
+    params:
+        variants=canonical_json(
+            {
+                "preset": validated["preset"],
+                "runs": validated["sensitivity"]["runs"],
+                "variants": [vars(variant) for variant in VARIANTS],
+                "skipped": SKIPPED_VARIANTS,
+            }
+        ),
+    script:
+        "../scripts/sensitivity.py"
