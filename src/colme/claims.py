@@ -719,10 +719,12 @@ def to_markdown(results: pd.DataFrame) -> str:
     lines = [
         "# Claims checked on the aggregated tables",
         "",
-        f"{summary(results)}.  Criteria: workflow/claims.yaml and src/colme/claims.py "
-        "(se = Monte Carlo standard error).  A diagnosis states a cause for a claim not "
-        "reproduced and checks it on another table (an ablation); it never changes the "
-        "claim's own verdict.",
+        (
+            f"{summary(results)}.  Criteria: workflow/claims.yaml and src/colme/claims.py "
+            "(se = Monte Carlo standard error).  A diagnosis states a cause for a claim not "
+            "reproduced and checks it on another table (an ablation); it never changes the "
+            "claim's own verdict."
+        ),
         "",
         "| " + " | ".join(COLUMNS) + " |",
         "|" + "---|" * len(COLUMNS),
