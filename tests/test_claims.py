@@ -12,6 +12,7 @@ import yaml
 from colme.claims import (
     CHECKS,
     CLAIM_KEYS,
+    DIAGNOSTICS_SUFFIX,
     INCONCLUSIVE,
     NOT_REPRODUCED,
     REPRODUCED,
@@ -22,6 +23,7 @@ from colme.claims import (
     convergence,
     crossing,
     decreasing,
+    diagnostics_as_curves,
     evaluate,
     gain,
     larger_abs_gap,
@@ -348,6 +350,8 @@ def test_cross_figure_claims_need_both_tables():
 def built_tables(claims):
     tables = {f: pd.read_csv(TABLES / f"{f}.csv") for f in table_figures(claims)
               if (TABLES / f"{f}.csv").exists()}
+    for figure in [f for f in tables if f.endswith(DIAGNOSTICS_SUFFIX)]:  # as the claims rule reads them
+        tables[figure] = diagnostics_as_curves(tables[figure])
     bounds = {f: pd.read_csv(TABLES / f"{f}_supplement.csv") for f in bound_figures(claims)
               if (TABLES / f"{f}_supplement.csv").exists()}
     return tables, bounds
