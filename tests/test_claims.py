@@ -12,17 +12,21 @@ import yaml
 from colme.claims import (
     CHECKS,
     CLAIM_KEYS,
+    DIAGNOSTICS_SUFFIX,
     INCONCLUSIVE,
     NOT_REPRODUCED,
     REPRODUCED,
+    agreement,
     bound_figures,
     bound_value,
     closeness,
     convergence,
     crossing,
     decreasing,
+    diagnostics_as_curves,
     evaluate,
     gain,
+    larger_abs_gap,
     larger_gap,
     load_claims,
     no_gain,
@@ -242,6 +246,60 @@ def test_larger_gap(mine, others, expected):
     assert result.verdict == expected, result
 
 
+def abs_gap_table(runs, factor, ideal=1.0, se=0.0):
+    """Curve A at ``factor`` x Ideal, Ideal = ``ideal`` / T; A's relative se ``se``."""
+    return table(runs=runs, A=(factor * ideal / T, se * factor * ideal / T), Ideal=exact(ideal))
+
+
+@pytest.mark.parametrize(
+    "mine, others, expected",
+    [
+        # Ideal 6.7x larger (M = 30 vs 200), log gap smaller: absolute gap 6.7 x 2 > 2 x 4
+        (abs_gap_table(0, 3, ideal=6.7), abs_gap_table(0, 5), REPRODUCED),
+        # same Ideal: absolute gap 2 < 2 x 4, although the curves differ
+        (abs_gap_table(0, 3), abs_gap_table(0, 5), NOT_REPRODUCED),
+        (abs_gap_table(0, 9), abs_gap_table(0, 5), NOT_REPRODUCED),  # 8 = 2 x 4: a tie
+        (abs_gap_table(100, 3, 6.7, 0.01), abs_gap_table(100, 5, se=0.01), REPRODUCED),
+        (abs_gap_table(100, 3, 1.0, 0.01), abs_gap_table(100, 5, se=0.01), NOT_REPRODUCED),
+        (abs_gap_table(100, 3, 3.0, 0.5), abs_gap_table(100, 5, se=0.5), INCONCLUSIVE),
+        (abs_gap_table(1, 3, 6.7, np.nan), abs_gap_table(1, 5, se=np.nan), INCONCLUSIVE),
+    ],
+)
+def test_larger_abs_gap(mine, others, expected):
+    result = larger_abs_gap(mine, "A", others, reference="Ideal", factor=2)
+    assert result.verdict == expected, result
+
+
+def test_larger_abs_gap_and_larger_gap_can_disagree():
+    """A panel with a 6.7x larger Ideal: smaller log gap, larger absolute gap."""
+    mine, others = abs_gap_table(0, 3, ideal=6.7), abs_gap_table(0, 5)
+    assert larger_gap(mine, "A", others, factor=2).verdict == NOT_REPRODUCED
+    result = larger_abs_gap(mine, "A", others, factor=2)
+    assert result.verdict == REPRODUCED and "absolute-gap ratio 3.35" in result.measured, result
+
+
+@pytest.mark.parametrize(
+    "curve, expected",
+    [
+        ((1.03 / T, 0.03 / T), REPRODUCED),  # a 3% offset inside 2 se = 6%
+        ((1.03 / T, 0.001 / T), NOT_REPRODUCED),  # the same offset, resolved
+        ((1.0 / T, 0.001 / T), REPRODUCED),
+        ((1.2 / T, 0.05 / T), NOT_REPRODUCED),  # 20% offset, 2 se = 10%
+        ((1.0 / T, np.nan * T), INCONCLUSIVE),  # a single run
+    ],
+)
+def test_agreement(curve, expected):
+    oracle = table(runs=0, **{"A oracle": exact(1)})
+    result = agreement(table(A=curve), "A", "A oracle", tail=0.1, other=oracle)
+    assert result.verdict == expected, result
+    assert "resolution 2 se" in result.measured
+
+
+def test_agreement_of_exact_curves_and_within_one_table():
+    assert agreement(table(runs=0, A=exact(1), B=exact(1)), "A", "B").verdict == REPRODUCED
+    assert agreement(table(runs=0, A=exact(1.01), B=exact(1)), "A", "B").verdict == NOT_REPRODUCED
+
+
 def arguments(claim):
     """The claim's check arguments, defaults included (raises if a parameter is unknown)."""
     params = {k: v for k, v in claim.items() if k not in CLAIM_KEYS}
@@ -292,6 +350,8 @@ def test_cross_figure_claims_need_both_tables():
 def built_tables(claims):
     tables = {f: pd.read_csv(TABLES / f"{f}.csv") for f in table_figures(claims)
               if (TABLES / f"{f}.csv").exists()}
+    for figure in [f for f in tables if f.endswith(DIAGNOSTICS_SUFFIX)]:  # as the claims rule reads them
+        tables[figure] = diagnostics_as_curves(tables[figure])
     bounds = {f: pd.read_csv(TABLES / f"{f}_supplement.csv") for f in bound_figures(claims)
               if (TABLES / f"{f}_supplement.csv").exists()}
     return tables, bounds
@@ -508,3 +568,18 @@ def test_diagnosis_strings_expand_with_each():
     assert [c["diagnosis"]["figure"] for c in claims] == ["g1", "g2"]
     assert claims[1]["diagnosis"]["cause"] == "because 2" and claims[1]["diagnosis"]["k"] == 2.0
     assert table_figures(claims) == {"f", "g1", "g2"}
+
+
+def test_diagnosis_reads_a_second_table_with_other_figure():
+    claims = [
+        {"id": "c", "figure": "f", "claim": "A closer to its oracle", "check": "closeness",
+         "curve": "A", "reference": "A oracle", "other_figure": "g", "tol": 0.01,
+         "diagnosis": {"cause": "noise.", "figure": "f", "other_figure": "g", "check": "agreement",
+                       "curve": "A", "reference": "A oracle"}},
+    ]
+    mine, oracle = table(A=(1.03 / T, 0.03 / T)), table(runs=0, **{"A oracle": exact(1)})
+    assert table_figures(claims) == {"f", "g"}
+    results = evaluate(claims, {"f": mine, "g": oracle})
+    assert list(results["verdict"]) == [INCONCLUSIVE]
+    assert list(results["diagnosis verdict"]) == ["confirmed"]
+    assert "(other figure)" in results["diagnosis"].iloc[0]

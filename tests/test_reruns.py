@@ -153,6 +153,9 @@ def other_value(schema: dict, value):
 
 #: Edits that need a companion edit to stay valid (eq. (21) as printed is drawn for RR only).
 COMPANIONS = {"pm2_variance": {"schedules": ["rr"]}}
+#: The same, for a figure shipped with a value that constrains the edited key: adding rRR to
+#: a figure drawn with eq. (21) as printed needs pm2_variance: mechanism (both are "table" keys).
+FIGURE_COMPANIONS = {("schedules", "pm2_variance", "as_printed"): {"pm2_variance": "mechanism"}}
 
 
 def leaf_cases():
@@ -176,6 +179,9 @@ def edited(path, value):
     config = copy.deepcopy(SHIPPED)
     if path[0] == "figures":
         config["figures"][path[1]].update(copy.deepcopy(COMPANIONS.get(path[2], {})))
+        for (key, shipped_key, shipped), companion in FIGURE_COMPANIONS.items():
+            if path[2] == key and config["figures"][path[1]].get(shipped_key) == shipped:
+                config["figures"][path[1]].update(companion)
     target = config
     for part in path[:-1]:
         target = target.setdefault(part, {})

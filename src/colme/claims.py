@@ -342,6 +342,106 @@ def larger_gap(
     )
 
 
+def larger_abs_gap(
+    table: pd.DataFrame,
+    curve: str,
+    other: pd.DataFrame,
+    other_curve: str | None = None,
+    reference="Ideal",
+    factor=2.0,
+    tail=0.1,
+    k=K,
+) -> Verdict:
+    """The absolute gap of ``curve`` to ``reference`` is at least ``factor`` times that of
+    ``other_curve`` (default: the same name) to ``reference`` in ``other``, a second
+    figure's table (key ``other_figure``), over the last ``tail`` of t.
+
+    The absolute variant of ``larger_gap``: the gap is the MSE difference D = curve -
+    reference (not the log ratio), with se sqrt(se_c^2 + se_r^2) (the two treated as
+    independent).  With z = (D - factor D_other) / sqrt(se^2 + factor^2 se_other^2) at every
+    t both tables record in the tail: reproduced if z > k at every t; not reproduced if
+    z < -k at some t; inconclusive otherwise (with se = 0 on both sides: exact, never
+    inconclusive).  Note that D scales with the reference itself: a panel whose Ideal MSE
+    is larger has a larger absolute gap for the same log gap.
+    """
+    other_curve = curve if other_curve is None else other_curve
+    t_range = (1.0 - tail, 1.0)
+
+    def abs_gap(data, name):
+        c, r = _aligned(curve_rows(data, name, t_range), curve_rows(data, reference, t_range))
+        return c["mse"] - r["mse"], np.hypot(c["se"], r["se"])
+
+    (g, se), (g_other, se_other) = abs_gap(table, curve), abs_gap(other, other_curve)
+    g, g_other = g.align(g_other, join="inner")
+    se, se_other = se.reindex(g.index), se_other.reindex(g.index)
+    if g.empty:
+        raise ValueError("the two figures have no recorded t in common")
+    diff = g - factor * g_other
+    z, exact = _z(diff, np.hypot(se, factor * se_other), np.maximum(abs(g), abs(factor * g_other)))
+    worst = int(np.lexsort((diff.to_numpy(), np.where(np.isnan(z), np.inf, z)))[0])
+    t = g.index[worst]
+    runs = _runs(table[table["curve"] == curve], other[other["curve"] == other_curve])
+    where = "exact comparison" if exact.all() else f"min z = {z[worst]:.2f}"
+    return Verdict(
+        f"({curve} - {reference}) - {factor:g} x the same in the other figure "
+        f"({other_curve}) > {k:g} se at every t in [{1 - tail:g}, 1] t_max "
+        f"(absolute MSE gap; not reproduced if < -{k:g} se at some t; se = 0: exact)",
+        f"{where} at t = {t:g} ({len(g)} t), where {curve} - {reference} = {g[t]:.3g} vs "
+        f"{g_other[t]:.3g} in the other figure (absolute-gap ratio {g[t] / g_other[t]:.2f}); {runs}",
+        _verdict(*_strict(z, exact, k)),
+    )
+
+
+def agreement(
+    table: pd.DataFrame,
+    curve: str,
+    reference: str,
+    tail=0.1,
+    k=K,
+    other: pd.DataFrame | None = None,
+    pairs: pd.DataFrame | None = None,
+) -> Verdict:
+    """``curve`` agrees with ``reference`` within its Monte Carlo error over the last
+    ``tail`` of t: no deviation detectable at ``k`` standard errors.
+
+    R = curve / reference (delta-method se) at every recorded t of the tail: reproduced if
+    |R - 1| <= k se at every t (the reference inside the curve's k-se band); not reproduced
+    if |R - 1| > k se at some t (a significant deviation); inconclusive if the se is
+    undefined (a single run).  Exact curves on both sides agree only if equal (|R - 1| <=
+    TIE).  With ``other`` (key ``other_figure``) ``reference`` is a curve of that table.
+
+    What "reproduced" establishes is weak on purpose: that the data cannot tell the two
+    curves apart, not that they are close; the measured text gives the resolution, k se,
+    i.e. the smallest relative deviation the table could have detected.  It diagnoses an
+    inconclusive closeness claim as Monte Carlo noise (agreement) or as a real offset.
+    """
+    t_range = (1.0 - tail, 1.0)
+    ref = curve_rows(table if other is None else other, reference, t_range)
+    rows = curve_rows(table, curve, t_range)
+    cov = pair_covariance(pairs, curve, reference, rows.index) if other is None else None
+    ratio, se = _ratio(rows, ref, cov)
+    deviation = np.abs(ratio - 1).to_numpy(dtype=float)
+    se = se.to_numpy(dtype=float)
+    exact = se == 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(exact, np.where(deviation <= TIE, 0.0, np.inf), deviation / se)
+    worst = int(np.argmax(np.where(np.isnan(z), -np.inf, z)))
+    undefined = bool(np.isnan(z).any())
+    significant = bool(np.any(z > k))
+    where = "" if other is None else " (other figure)"
+    defined = k * se[np.isfinite(se)]
+    resolution = f"{defined.min():.3f} to {defined.max():.3f}" if defined.size else "undefined"
+    return Verdict(
+        f"|{curve} / {reference}{where} - 1| <= {k:g} se at every t in [{1 - tail:g}, 1] "
+        f"t_max (agreement within the Monte Carlo error; not reproduced if > {k:g} se at some t)",
+        f"largest |R - 1| / se = {z[worst]:.2f} at t = {ratio.index[worst]:g} (ratio "
+        f"{ratio.iloc[worst]:.3f} ± {se[worst]:.3f}; {len(z)} t); resolution {k:g} se = "
+        f"{resolution}; largest |R - 1| = "
+        f"{np.nanmax(deviation):.3f}; {_runs(table[table['curve'] == curve])}",
+        NOT_REPRODUCED if significant else INCONCLUSIVE if undefined else REPRODUCED,
+    )
+
+
 def bound_value(bound: pd.DataFrame, quantity: str, paper: float, resolution=0.1, k=K) -> Verdict:
     """A number of the bound table against the paper's value, printed to ``resolution``.
 
@@ -451,6 +551,8 @@ CHECKS = {
     "closeness": closeness,
     "smoother": smoother,
     "larger_gap": larger_gap,
+    "larger_abs_gap": larger_abs_gap,
+    "agreement": agreement,
     "bound_value": bound_value,
     "decreasing": decreasing,
     "crossing": crossing,
@@ -494,9 +596,10 @@ def load_claims(path: str | Path) -> list[dict]:
 
 def table_figures(claims: list[dict]) -> set[str]:
     """The figures whose tidy table some claim reads (its own figure, ``other_figure`` or its
-    diagnosis's figure)."""
+    diagnosis's figure and ``other_figure``)."""
     own = {c[key] for c in claims for key in ("figure", "other_figure") if key in c}
-    return own | {c["diagnosis"]["figure"] for c in claims if "diagnosis" in c}
+    return own | {c["diagnosis"][key] for c in claims if "diagnosis" in c
+                  for key in ("figure", "other_figure") if key in c["diagnosis"]}
 
 
 DIAGNOSTICS_SUFFIX = "_diagnostics"
@@ -519,7 +622,7 @@ def bound_figures(claims: list[dict]) -> set[str]:
 
 
 #: Checks comparing two curves of one table, which take the covariance of their means.
-PAIRED_CHECKS = ("ordering", "gain", "no_gain", "convergence", "closeness", "crossing")
+PAIRED_CHECKS = ("ordering", "gain", "no_gain", "convergence", "closeness", "crossing", "agreement")
 
 
 def _pairs(check_name: str, figure: str, covariances: dict | None) -> dict:
@@ -557,15 +660,20 @@ def diagnose(
     """(diagnosis, diagnosis verdict) of a claim not reproduced; ("", "") otherwise.
 
     The diagnosis's check runs on its own figure's table (an ablation or a diagnostics
-    table); reproduced reads as "confirmed", not reproduced as "not confirmed".
+    table; with ``other_figure``, a second table as ``other``, as for a claim); reproduced
+    reads as "confirmed", not reproduced as "not confirmed".
     """
     diagnosis = claim.get("diagnosis")
     if diagnosis is None or verdict.verdict == REPRODUCED:
         return "", ""
-    if diagnosis["figure"] not in tables:
-        return f"{diagnosis['cause']} (check not run: no table {diagnosis['figure']})", "not run"
-    params = {key: value for key, value in diagnosis.items() if key not in ("cause", "figure", "check")}
+    for key in ("figure", "other_figure"):
+        if key in diagnosis and diagnosis[key] not in tables:
+            return f"{diagnosis['cause']} (check not run: no table {diagnosis[key]})", "not run"
+    params = {key: value for key, value in diagnosis.items()
+              if key not in ("cause", "figure", "check", "other_figure")}
     params.update(_pairs(diagnosis["check"], diagnosis["figure"], covariances))
+    if "other_figure" in diagnosis:
+        params["other"] = tables[diagnosis["other_figure"]]
     result = CHECKS[diagnosis["check"]](tables[diagnosis["figure"]], **params)
     text = f"{diagnosis['cause']} Check on {diagnosis['figure']}: {result.criterion}; {result.measured}"
     return text, DIAGNOSIS_VERDICTS[result.verdict]
@@ -611,10 +719,12 @@ def to_markdown(results: pd.DataFrame) -> str:
     lines = [
         "# Claims checked on the aggregated tables",
         "",
-        f"{summary(results)}.  Criteria: workflow/claims.yaml and src/colme/claims.py "
-        "(se = Monte Carlo standard error).  A diagnosis states a cause for a claim not "
-        "reproduced and checks it on another table (an ablation); it never changes the "
-        "claim's own verdict.",
+        (
+            f"{summary(results)}.  Criteria: workflow/claims.yaml and src/colme/claims.py "
+            "(se = Monte Carlo standard error).  A diagnosis states a cause for a claim not "
+            "reproduced and checks it on another table (an ablation); it never changes the "
+            "claim's own verdict."
+        ),
         "",
         "| " + " | ".join(COLUMNS) + " |",
         "|" + "---|" * len(COLUMNS),
