@@ -359,3 +359,180 @@ def test_feasible_set_and_plots(tmp_path):
                           "mse": [0.1, 0.05, 0.08, 0.03], "se": 0.001, "runs": 5})
     pr.plot_pricer(small, "connectivity", "Fig. 4", meta, pdf, png)
     json.dumps(meta)
+
+
+# --------------------------------------------------------------------------- interpretation variants
+
+
+def _enumerated_tv2(A, p, P, E):
+    """n = 2: Var(sum_i c_i) / n^2 by enumerating (tau_1, tau_2, tau_12, tau_21) with
+    P(tau_12 = tau_21 = 1) = E (App. C's definition of sigma_tv^2, no formula of the code)."""
+    pair = {(1, 1): E, (1, 0): P[0, 1] - E, (0, 1): P[1, 0] - E, (0, 0): 1 - P[0, 1] - P[1, 0] + E}
+    outcomes = []
+    for t1 in (0, 1):
+        for t2 in (0, 1):
+            for (t12, t21), q in pair.items():
+                prob = (p[0] if t1 else 1 - p[0]) * (p[1] if t2 else 1 - p[1]) * q
+                total = t1 * A[0, 0] + t2 * t12 * A[0, 1] + t2 * A[1, 1] + t1 * t21 * A[1, 0]
+                outcomes.append((prob, total))
+    mean = sum(q * s for q, s in outcomes)
+    return sum(q * (s - mean) ** 2 for q, s in outcomes) / 4
+
+
+def test_reciprocity_hand_case_objective_rows_and_simulation():
+    """E_{1,2} = p_12 p_21 = 0.18 (independent) or min(p_12, p_21) = 0.3 (full) enters (4), the
+    row updates (15)/(20) and the link sampler alike; n = 2 by enumeration and by hand."""
+    p, P = np.array([0.5, 0.8]), np.array([[1.0, 0.6], [0.3, 1.0]])
+    A = np.array([[0.7, 1.2], [0.4, 0.9]])
+    tv = {}
+    for reciprocity, E in (("independent", 0.18), ("full", 0.3)):
+        net = pr.make_network(p, P, reciprocity=reciprocity)
+        assert net.E[0, 1] == net.E[1, 0] == pytest.approx(E, abs=1e-15)
+        tv[reciprocity] = pr.sigma_tv2(A, net)
+        assert tv[reciprocity] == pytest.approx(_enumerated_tv2(A, p, P, E), rel=1e-12)
+        # (15) and (20): b_j + D_j alpha_ij = d(n^2 sigma_tv^2) / d alpha_ij / (p_j p_ij), for the
+        # relaxation (13) and for (4), so the row updates use the same E as the objective
+        for fine, value in ((True, pr.sigma_tv2), (False, pr.sigma_tv2_relaxed)):
+            for i in range(2):
+                b, D = pr.optimisation._row_terms(i, A, net, fine)
+                for j in range(2):
+                    h = 1e-6
+                    Ap, Am = A.copy(), A.copy()
+                    Ap[i, j] += h
+                    Am[i, j] -= h
+                    grad = 4 * (value(Ap, net) - value(Am, net)) / (2 * h) / (net.p[j] * net.P[i, j])
+                    assert b[j] + D[j] * A[i, j] == pytest.approx(grad, rel=1e-7)
+        # simulation (sigma = 0, x_i = 1): Var(x_hat) = sigma_tv^2
+        est = pr.simulate_estimates(A, 0.0, net, np.ones((2, 1)), 400_000, np.random.default_rng(21))[:, 0]
+        dev = (est - est.mean()) ** 2
+        assert abs(dev.mean() - tv[reciprocity]) < Z * dev.std(ddof=1) / math.sqrt(dev.size)
+    # the reciprocity term of (4) by hand: 2 p_1 p_2 (0.3 - 0.18) alpha_12 alpha_21 / n^2
+    assert tv["full"] - tv["independent"] == pytest.approx(2 * 0.5 * 0.8 * 0.12 * 1.2 * 0.4 / 4, rel=1e-12)
+
+
+def test_unconstrained_self_link_n1_by_hand():
+    """n = 1, p = 1/2: with eps_11 = .inf alpha_11 = 1/p = 2 needs no noise (sigma_thr = 0,
+    objective (1 - p)/p = 1); with eps_11 = 1000 it is capped at w_11 = eps sigma / (f 2R)."""
+    net = pr.make_network([0.5], [[1.0]])
+    f = math.sqrt(2 * math.log(1.25 / 1e-3))
+    free, capped = (pr.make_privacy(eps, 1e-3, 1.0, 1) for eps in (math.inf, 1000.0))
+    assert pr.sigma_threshold(net, free) == 0.0
+    res = pr.pricer_optimise(net, free, d=3)
+    assert res.sigma == 0.0 and res.A[0, 0] == pytest.approx(2.0, rel=1e-14)
+    assert res.objective == pytest.approx(1.0, rel=1e-14)
+    assert pr.privacy_report(res.A, res.sigma, net, free)["ok"].all()
+    thr = 2 * f / (0.5 * 1000.0)
+    res = pr.pricer_optimise(net, capped, d=3)
+    assert res.sigma == pytest.approx(thr, rel=1e-12) and res.A[0, 0] == pytest.approx(2.0, rel=1e-12)
+    assert res.objective == pytest.approx(1.0 + 0.5 * thr**2 * 3, rel=1e-12)
+    # at a sigma below the finite cap's threshold only the unconstrained self link is feasible
+    A, _ = pr.optimise_weights(net, free, 0.01)
+    assert A[0, 0] == pytest.approx(2.0, rel=1e-14)
+    w11 = pr.weight_caps(capped, 0.01)[0, 0]
+    assert w11 == pytest.approx(1000.0 * 0.01 / (2 * f), rel=1e-14) and w11 < 2.0
+    with pytest.raises(pr.PricerError, match="below sigma_thr"):
+        pr.optimise_weights(net, capped, 0.01)
+
+
+def test_unconstrained_self_link_n2_fig2_instance():
+    """Fig. 2's n = 2 instance with eps_self = .inf: sigma_thr = 0 and Algorithm 3 returns
+    A = diag(1/p_i), sigma = 0 (the links' caps are 0 at sigma = 0), objective
+    (1/4) sum_i (1 - p_i)/p_i = 7/36; with eps_ii = 1 every alpha_ii stays within its cap."""
+    s = pricer_settings("feasible_set")
+    net, priv = pr.fig2_instance({**s, "eps_self": math.inf})
+    res = pr.pricer_optimise(net, priv, s["d"])
+    assert res.sigma_thr == 0.0 and res.sigma == 0.0
+    np.testing.assert_allclose(res.A, np.diag([1 / 0.6, 1 / 0.9]), rtol=1e-13, atol=1e-15)
+    assert res.objective == pytest.approx((0.4 / 0.6 + 0.1 / 0.9) / 4, rel=1e-12)
+    assert max(pr.check_constraints(res.A, res.sigma, net, priv).values()) == 0.0
+    assert pr.privacy_report(res.A, res.sigma, net, priv)["ok"].all()
+    net, priv = pr.fig2_instance(s)  # as printed: eps_ii = 1
+    res = pr.pricer_optimise(net, priv, s["d"])
+    caps = pr.weight_caps(priv, res.sigma)
+    assert res.sigma > 0 and np.all(np.diag(res.A) <= np.diag(caps) * (1 + 1e-12))
+    assert res.A[0, 0] < 1 / 0.6  # the self cap binds: node 1 must relay
+    # Fig. 2 itself needs a finite eps (boxes at multiples of sigma_thr): a clear error
+    with pytest.raises(pr.PricerError, match="sigma_thr, which is 0"):
+        pr.feasible_set_table({**s, "eps_self": math.inf})
+    with pytest.raises(ConfigError, match=r"config key figures.figure.eps_self: inf is greater than"):
+        figure_defaults("pricer", kind="feasible_set", eps_self=math.inf)
+
+
+def test_unconstrained_self_link_changes_the_fig3_table():
+    settings = pricer_settings("trust", p_c=[0.5], trusted=[0, 2, 5], draws=0)
+    assert figure_defaults("pricer", kind="trust")["eps_self"] == 1000.0  # the paper's eps_ii
+    paper = pr.pricer_fig3_table(settings, np.random.default_rng(0))
+    free = pr.pricer_fig3_table({**settings, "eps_self": math.inf}, np.random.default_rng(0))
+    assert list(free.columns) == list(paper.columns) and list(free.curve) == list(paper.curve)
+    alg3 = free[free.kind == "algorithm3"]
+    p = np.asarray(settings["p_server"])
+    # Algorithm 3 stays at sigma_thr = 0: no noise, no collaboration, the same value for every k
+    np.testing.assert_allclose(alg3["mse"], np.sum((1 - p) / p) / p.size**2, rtol=1e-12)
+    assert (alg3["sigma"] == 0).all()
+    joint = free[free.kind == "joint"].set_index("trusted")["mse"]
+    assert joint.is_monotonic_decreasing and joint[5] < 0.5 * joint[0]
+    assert not np.allclose(free["mse"], paper["mse"])
+    assert (free["max_violation"] < 1e-9).all() and free["privacy_ok"].all()
+    # the connectivity figure accepts it too: every node keeps its own x_i without noise
+    net, priv = pr.fig4_instance(pricer_settings("connectivity", eps_self=math.inf), 3)
+    assert pr.sigma_threshold(net, priv) == 0.0
+
+
+def test_authors_trust_sets():
+    """trust_pattern authors_code: the nested sets of the authors' loop (m -> i-1, i+1..i+m)."""
+    n = 10
+    assert [pr.trust_offsets(n, k, "authors_code") for k in range(4)] == [[], [1], [1, -1], [1, -1, 2]]
+    assert sorted(o % n for o in pr.trust_offsets(n, n - 1, "authors_code")) == list(range(1, n))
+    for m in range(n - 1):  # the authors' loop, written out: eps1 on i+j+1 and i+j-1, j < m
+        trusted = np.zeros((n, n), dtype=bool)
+        for i in range(n):
+            for j in range(m):
+                trusted[i, (i + j + 1) % n] = trusted[i, (i + j - 1) % n] = True
+        np.fill_diagonal(trusted, False)
+        k = m + 1 if m else 0
+        np.testing.assert_array_equal(pr.trust_matrix(n, k, "authors_code"), trusted)
+    # differs from ring_nearest from k = 4 on (i+3 instead of i-2)
+    assert (pr.trust_matrix(n, 3, "authors_code") == pr.trust_matrix(n, 3, "ring_nearest")).all()
+    assert not (pr.trust_matrix(n, 4, "authors_code") == pr.trust_matrix(n, 4, "ring_nearest")).all()
+    with pytest.raises(pr.PricerError, match="'ring_nearest', 'ring_forward', 'authors_code'"):
+        pr.trust_matrix(n, 2, "authors")
+    with pytest.raises(ConfigError, match=r"figures.figure.trust_pattern: 'authors' is not allowed; "
+                       r"allowed values: \['ring_nearest', 'ring_forward', 'authors_code'\]"):
+        figure_defaults("pricer", kind="trust", trust_pattern="authors")
+    with pytest.raises(ConfigError, match=r"figures.figure.trust_pattern: 'authors' is not allowed"):
+        figure_defaults("pricer", kind="connectivity", trust_pattern="authors")
+
+
+def test_shipped_pricer_variants():
+    """The derived figures are pricer_fig3 plus exactly their overrides; pricer_fig3 keeps the
+    paper's values; the authors' figure uses the blockage model E = P."""
+    from pathlib import Path
+
+    import yaml
+
+    from colme.config import validate_config
+
+    shipped = yaml.safe_load((Path(__file__).resolve().parents[1] / "config.yaml").read_text())
+    figures = validate_config(shipped)["figures"]
+    base = figures["pricer_fig3"]
+    assert (base["eps_self"], base["trust_pattern"], base["reciprocity"], base["d"], base["p_c"]) == (
+        1000.0, "ring_nearest", "independent", 10, [0.2, 0.5, 0.8])
+    variants = {
+        "pricer_fig3_no_self_privacy": {"eps_self": math.inf},
+        "pricer_fig3_authors_code": {"d": 128, "p_c": [0.9], "trust_pattern": "authors_code",
+                                     "reciprocity": "full"},
+    }
+    for name, overrides in variants.items():
+        figure = figures[name]
+        assert figure["title"].startswith("Variant:")
+        assert {k for k in figure if figure[k] != base[k]} == {*overrides, "title"}, name
+        assert {k: figure[k] for k in overrides} == overrides
+    assert figures["pricer_fig3_authors_code"]["title"].startswith("Variant: authors' code parameters")
+    for k in (0, 2, 9):
+        net, _ = pr.fig3_instance(figures["pricer_fig3_authors_code"], 0.9, k)
+        np.testing.assert_array_equal(net.E, net.P)
+    # every new choice is recorded in the engine's interpretations (each figure's metadata)
+    text = " ".join(PRICER)
+    for needle in ("eps_self: .inf", "pricer_fig3_no_self_privacy", "pricer_fig3_authors_code",
+                   "rajarshisaha95/private-collaborative-relaying", "authors_code", "d = 128"):
+        assert needle in text

@@ -20,6 +20,7 @@ real `snakemake -n` plans.
 from __future__ import annotations
 
 import copy
+import math
 from pathlib import Path
 
 import pytest
@@ -136,6 +137,8 @@ def other_value(schema: dict, value):
             return [0, 1] if schema["items"].get("type") == "integer" else [{"variance": "known"}]
     if isinstance(value, int) and "integer" in kinds:
         return value + 2 if schema.get("maximum") is None else value - 1
+    if isinstance(value, float) and math.isinf(value):  # eps = .inf (no privacy constraint)
+        return 1000.0
     if isinstance(value, (int, float)) and ("number" in kinds or not kinds[0]):
         return value / 2 if value > 0 else 0.5
     if isinstance(value, str):
@@ -289,3 +292,37 @@ def test_more_runs_only_add_chunks_and_change_no_chunk_params():
     n_simulated = sum(1 for s in VALIDATED.values() if s["engine"] in ("ccolme", "colme"))
     # [6, 7) becomes [6, 8) and [8, 9) is new: two chunks per simulated figure
     assert len(new) == 2 * n_simulated
+
+
+#: PriCER variants (issue 11): an edit of pricer_fig3 reruns the table of every derived figure
+#: that inherits the key and leaves alone those that override it (their own value wins).
+PRICER_BASE_EDITS = {
+    "eps_self": (500.0, {"pricer_fig3_authors_code": "table", "pricer_fig3_no_self_privacy": None}),
+    "d": (20, {"pricer_fig3_authors_code": None, "pricer_fig3_no_self_privacy": "table"}),
+    "p_c": ([0.3], {"pricer_fig3_authors_code": None, "pricer_fig3_no_self_privacy": "table"}),
+    "trust_pattern": ("ring_forward", {"pricer_fig3_authors_code": None,
+                                       "pricer_fig3_no_self_privacy": "table"}),
+    "reciprocity": ("full", {"pricer_fig3_authors_code": None, "pricer_fig3_no_self_privacy": "table"}),
+    "eps_low": (0.2, {"pricer_fig3_authors_code": "table", "pricer_fig3_no_self_privacy": "table"}),
+    "title": ("edited", {"pricer_fig3_authors_code": None, "pricer_fig3_no_self_privacy": None}),
+}
+
+
+@pytest.mark.parametrize("key", sorted(PRICER_BASE_EDITS))
+def test_pricer_base_edit_reruns_inheriting_variants_only(key):
+    value, variants = PRICER_BASE_EDITS[key]
+    changes = earliest_changes(edited(("figures", "pricer_fig3", key), value))
+    assert changes["pricer_fig3"] == ("figure" if key == "title" else "table")
+    assert {f: changes[f] for f in variants} == variants
+    assert {s for f, s in changes.items() if f != "pricer_fig3" and f not in variants} == {None}
+
+
+@pytest.mark.parametrize("figure, key, value", [
+    ("pricer_fig3_no_self_privacy", "eps_self", 1000.0),  # back to the paper's eps_ii
+    ("pricer_fig3_authors_code", "trust_pattern", "ring_nearest"),
+    ("pricer_fig3_authors_code", "reciprocity", "independent"),
+])
+def test_pricer_variant_key_reruns_its_table_only(figure, key, value):
+    changes = earliest_changes(edited(("figures", figure, key), value))
+    assert changes[figure] == "table"
+    assert {s for f, s in changes.items() if f != figure} == {None}

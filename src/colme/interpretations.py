@@ -119,4 +119,22 @@ PRICER = (
     "law as drawing every n_ij); the per-link mode draws every n_ij and is tested to agree.",
     "Fig. 2: n = 2, p = (0.6, 0.9), P_12 = P_21 = 0.7, eps_ii = 1, eps_12 = eps_21 = 0.5, "
     "delta = 1e-3, R = 1; boxes for sigma = {0.5, 1, 2} x sigma_thr of row i's constraints.",
+    ("Self-link variant (eps_self: .inf, figure pricer_fig3_no_self_privacy): no privacy "
+     "constraint on the self link i -> i, i.e. alpha_ii is uncapped in (8), in sigma_thr, in the "
+     "row updates (15)-(20), in the sigma step (10) and in the Theorem 4.1 report; Algorithm 1 "
+     "line 5 still adds n_ii with the common sigma, so sigma_pr^2 (5) keeps its j = i terms.  "
+     "With every p_i > 0, sigma_thr = 0, so Algorithm 3 (which stays at sigma_thr) returns "
+     "A = diag(1/p_i), sigma = 0 whatever the trust (a finite-eps link's cap is 0 at sigma = 0); "
+     "only the joint optimum uses the trusted links.  Fig. 2 keeps eps finite (its boxes are "
+     "drawn at multiples of sigma_thr)."),
+    ("Authors' code variant (figure pricer_fig3_authors_code): d = 128, p_c = 0.9, their trust "
+     "sets and E = P, from github.com/rajarshisaha95/private-collaborative-relaying at 6be19bc "
+     "(scripts/testbench.py, added in 2024, after the paper: dimension = 128, pc = 0.9, and for "
+     "its loop parameter m node i trusts i-1 and i+1..i+m; src/objectives.py, 2023 and 2024: "
+     "E_{i,l} = P_il, = min(p_il, p_li) = reciprocity 'full' for symmetric P).  trust_pattern authors_code takes the first k of "
+     "i+1, i-1, i+2, i+3, ...: the x-axis stays the number k of trusted neighbours (k = m+1 for "
+     "m >= 1; k = 1, which their loop cannot give, is {i+1}).  Kept from the paper, not from "
+     "their scripts: p, eps_low = 0.1 (their scripts use 1e-2 or 1), eps_ii = eps_high, "
+     "delta = 1e-3, the unbiasedness constraint, one common sigma and Algorithm 3 (their code "
+     "runs gradient descent on per-link sigma_ij with a bias penalty)."),
 )

@@ -87,5 +87,6 @@ from .figures import (  # noqa: F401
     solution_checks,
     table_for,
     trust_matrix,
+    trust_offsets,
     trust_privacy,
 )

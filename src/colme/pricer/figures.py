@@ -30,19 +30,37 @@ def table_for(settings: dict, rng: np.random.Generator) -> pd.DataFrame:
 
 
 
-def trust_matrix(n: int, k: int, pattern: str = "ring_nearest") -> np.ndarray:
-    """Boolean T with T[i, j] = node i trusts node j (i != j), k neighbours per node.
+#: Values of ``trust_pattern`` (the schema's enum lists the same).
+TRUST_PATTERNS = ("ring_nearest", "ring_forward", "authors_code")
 
-    ``ring_nearest``: i+1, i-1, i+2, i-2, ... (mod n); ``ring_forward``: i+1, ..., i+k.
+
+def trust_offsets(n: int, k: int, pattern: str = "ring_nearest") -> list[int]:
+    """The k ring offsets o (node i trusts i + o mod n), in the order they are added.
+
+    ``ring_nearest``: +1, -1, +2, -2, ...; ``ring_forward``: +1, ..., +k;
+    ``authors_code``: the first k of +1, -1, +2, +3, ..., +(n-2), the sets the authors'
+    public code builds (github.com/rajarshisaha95/private-collaborative-relaying,
+    scripts/testbench.py at 6be19bc: ``for j in range(m): E[i][(i+j+1) % n] = E[i][(i+j-1) % n]
+    = eps1``, i.e. {i-1} and i+1, ..., i+m, so m+1 neighbours for m >= 1; k = 1, which
+    that loop cannot give, is {i+1} here).
     """
     if not 0 <= k <= n - 1:
         raise PricerError(f"infeasible trust setting: {k} trusted neighbours with n = {n} nodes (need 0 <= k <= n-1)")
     if pattern == "ring_nearest":
-        offsets = [s * (r // 2 + 1) for r, s in zip(range(k), [1, -1] * n)]
-    elif pattern == "ring_forward":
-        offsets = list(range(1, k + 1))
-    else:
-        raise PricerError(f"trust_pattern={pattern!r}: allowed values are 'ring_nearest', 'ring_forward'")
+        return [s * (r // 2 + 1) for r, s in zip(range(k), [1, -1] * n)]
+    if pattern == "ring_forward":
+        return list(range(1, k + 1))
+    if pattern == "authors_code":
+        return [1, -1, *range(2, n - 1)][:k]
+    raise PricerError(f"trust_pattern={pattern!r}: allowed values are {', '.join(map(repr, TRUST_PATTERNS))}")
+
+
+def trust_matrix(n: int, k: int, pattern: str = "ring_nearest") -> np.ndarray:
+    """Boolean T with T[i, j] = node i trusts node j (i != j), k neighbours per node.
+
+    The trusted neighbours are i + o (mod n) for the offsets o of ``trust_offsets``.
+    """
+    offsets = trust_offsets(n, k, pattern)
     T = np.zeros((n, n), dtype=bool)
     for off in offsets:
         T[np.arange(n), (np.arange(n) + off) % n] = True
@@ -204,6 +222,11 @@ def feasible_set_table(settings: dict) -> pd.DataFrame:
     s = settings
     network, privacy = fig2_instance(s)
     sigma_thr = sigma_threshold(network, privacy)
+    if sigma_thr == 0:  # the schema keeps eps_self and eps_link finite for this kind
+        raise PricerError(
+            f"eps_self={s['eps_self']}, eps_link={s['eps_link']}: Fig. 2 draws boxes at multiples of "
+            "sigma_thr, which is 0 when a link with p_j p_ij > 0 has no privacy constraint (.inf)"
+        )
     res = pricer_optimise(network, privacy, s["d"])
     rows = []
 

@@ -28,8 +28,11 @@ def weight_caps(privacy: Privacy, sigma: float) -> np.ndarray:
 def sigma_threshold(network: Network, privacy: Privacy) -> float:
     """sigma_thr of Sec. V-A: the least sigma for which every row's constraints intersect.
 
-    sigma_thr = 2R max_i (sum_j p_j p_ij eps_ij / sqrt(2 ln(1.25/delta_ij)))^(-1).  Raises
-    ``PricerError`` when a node has no usable path to the PS (sum_j p_j p_ij = 0).
+    sigma_thr = 2R max_i (sum_j p_j p_ij eps_ij / sqrt(2 ln(1.25/delta_ij)))^(-1).  A row with
+    an unconstrained usable link (eps_ij = .inf, p_j p_ij > 0; e.g. the self link with
+    eps_self = .inf and p_i > 0) needs no noise: its term is 0, so sigma_thr = 0 when every
+    row has one.  Raises ``PricerError`` when a node has no usable path to the PS
+    (sum_j p_j p_ij = 0).
     """
     g = network.p[None, :] * network.P
     reach = g.sum(axis=1)
