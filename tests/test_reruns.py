@@ -264,8 +264,14 @@ def test_every_schema_leaf_key_is_covered():
         keys |= {"grid.linear", "grid.log"} if "grid" in SCHEMA["$defs"][definition]["properties"] else set()
         assert keys == set(FIGURE_KEYS[engine]), engine
         assert {(engine, k) for k in keys} <= covered, engine
-    top = set(SCHEMA["properties"]) - {"figures", "runs", "chunk_runs", "preset", "population"}
+    # sensitivity.runs: test_sensitivity_runs_rerun_no_figure
+    top = set(SCHEMA["properties"]) - {"figures", "runs", "chunk_runs", "preset", "population", "sensitivity"}
     assert top | {"population.sigma", "population.means", "population.means+"} == set(TOP_KEYS)
+
+
+def test_sensitivity_runs_rerun_no_figure():
+    """sensitivity.runs sizes only results/sensitivity.md's variants, never a figure."""
+    assert job_params({**SHIPPED, "sensitivity": {"runs": 7}}) == BASE
 
 
 def test_reordered_config_changes_no_params():

@@ -138,7 +138,9 @@ def verdict_changes(
     at the variant's run count) and on the variant, with their measured values."""
 
     def judged(figure: str, source: str) -> pd.DataFrame:
-        swap = lambda frames: {**frames, figure: frames[source]} if source in frames else frames  # noqa: E731
+        def swap(frames: dict) -> dict:
+            return {**frames, figure: frames[source]} if source in frames else frames
+
         return evaluate(_own_claims(claims, figure), swap(tables), swap(bounds), swap(covariances))
 
     baselines = {v.figure: v.name for v in variants if v.option == BASELINE}
@@ -172,11 +174,14 @@ def to_markdown(changes: pd.DataFrame, skipped: list, runs: int, preset: str) ->
     lines = [
         "# Sensitivity of the claims' verdicts to the interpretation options",
         "",
-        f"Each row flips one option of one figure (preset {preset}; simulated variants run "
-        f"{runs} runs, or the figure's own count if smaller, on the figure's own instances and "
-        "data streams) and re-checks that figure's claims with their own criteria "
-        "(workflow/claims.yaml) against the baseline: the figure as configured at the same run "
-        "count.  The claims report (results/claims.md) is unaffected.",
+        (
+            f"Each row flips one option of one figure (preset {preset}; simulated variants run "
+            f"{runs} runs, or the figure's own count if smaller, on the figure's own instances "
+            "and data streams) and re-checks that figure's claims with their own criteria "
+            "(workflow/claims.yaml) against the baseline: the figure as configured at the same "
+            "run count.  Claims of another figure that read this one (other_figure) are not "
+            "re-checked.  The claims report (results/claims.md) is unaffected."
+        ),
         "",
         "| figure | option: configured -> flipped | claims | verdicts changed | changes |",
         "|---|---|---|---|---|",

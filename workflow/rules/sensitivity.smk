@@ -1,7 +1,12 @@
 # results/sensitivity.md: which claims change verdict when an interpretation option flips.
 # A separate target (not in `all`): at the default preset it runs every claim-bearing
 # figure again per option, on sensitivity.runs runs.
-SENSITIVITY_TABLES = sorted(set(CLAIM_FIGURES) | set(VARIANT_SETTINGS))
+# Tables of the claims' own and cross-figure figures (diagnoses are not re-checked).
+SENSITIVITY_TABLES = sorted(
+    {c[key] for c in CLAIM_LIST for key in ("figure", "other_figure") if key in c}
+    & set(FIGURES)
+    | set(VARIANT_SETTINGS)
+)
 
 
 localrules:
