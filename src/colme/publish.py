@@ -1,0 +1,122 @@
+"""Publish a finished build under ``docs/<preset>/`` so that a reader sees it without running it.
+
+``python -m colme.publish RESULTS DEST --preset paper --wall-seconds S --cores N`` copies,
+for every figure of the configuration (``config.yaml`` with ``preset`` set):
+
+* ``figures/<figure>.png`` and, for engines with diagnostics, ``<figure>_diagnostics.png``;
+* ``tables/<figure>.csv`` (tidy: curve, t, mse, se, runs), ``<figure>_supplement.csv`` and
+  ``<figure>_diagnostics.csv`` where not empty (the covariance tables, large and only used
+  by the paired checks, stay in ``results/``);
+* ``provenance/<figure>.json`` (settings, runs, seed, choices, versions, compute seconds);
+* ``claims.md`` / ``claims.csv`` and, when built, ``sensitivity.md`` / ``sensitivity.csv``;
+* ``build.json``: the preset, figures, claim verdict counts, the measured wall time and
+  cores, the machine, the summed compute seconds and the commit.
+
+No chunk or instance file is copied.  ``tests/test_published.py`` checks that what is
+published matches the current configuration's figures and claim ids.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import shutil
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from .config import resolve_figure, validate_config
+from .engines import ENGINES
+from .provenance import atomic_write_text, canonical_json
+
+
+def published_figures(config: dict) -> tuple[list[str], list[str]]:
+    """(figures, figures with a diagnostics figure) of a validated configuration."""
+    figures = sorted(config["figures"])
+    diagnosed = [f for f in figures if ENGINES[resolve_figure(config, f)["engine"]].diagnostics]
+    return figures, diagnosed
+
+
+def machine() -> dict:
+    """The CPU model and the widest vector ISA it reports (speed figures depend on both)."""
+    fields = {}
+    cpuinfo = Path("/proc/cpuinfo")
+    for line in cpuinfo.read_text().splitlines() if cpuinfo.exists() else ():
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())  # the first processor's
+    model = fields.get("model name") or platform.processor()
+    flags = set(fields.get("flags", "").split())
+    isa = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "other"
+    return {"cpu": model, "vector_isa": isa}
+
+
+def _commit(root: Path) -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def publish(results: Path, dest: Path, config: dict, wall_seconds: float | None, cores: int | None,
+            root: Path | None = None) -> dict:
+    """Copy ``results`` (a finished build of ``config``) to ``dest``; returns build.json."""
+    figures, diagnosed = published_figures(config)
+    if dest.exists():
+        shutil.rmtree(dest)
+    for part in ("figures", "tables", "provenance"):
+        (dest / part).mkdir(parents=True)
+    compute = 0.0
+    for figure in figures:
+        shutil.copy2(results / "figures" / f"{figure}.png", dest / "figures" / f"{figure}.png")
+        if figure in diagnosed:
+            name = f"{figure}_diagnostics.png"
+            shutil.copy2(results / "figures" / name, dest / "figures" / name)
+        for suffix in ("", "_supplement", "_diagnostics"):
+            source = results / "tables" / f"{figure}{suffix}.csv"
+            if suffix == "" or len(pd.read_csv(source)) > 0:
+                shutil.copy2(source, dest / "tables" / source.name)
+        meta = json.loads((results / "tables" / f"{figure}.json").read_text())
+        compute += float(meta.get("compute_seconds", 0.0))
+        shutil.copy2(results / "tables" / f"{figure}.json", dest / "provenance" / f"{figure}.json")
+    for name in ("claims.md", "claims.csv", "sensitivity.md", "sensitivity.csv"):
+        if (results / name).exists():
+            shutil.copy2(results / name, dest / name)
+    claims = pd.read_csv(results / "claims.csv")
+    build = {
+        "preset": config["preset"],
+        "seed": config["seed"],
+        "figures": figures,
+        "diagnostics_figures": diagnosed,
+        "claims": len(claims),
+        "verdicts": claims["verdict"].value_counts().sort_index().to_dict(),
+        "diagnosis_verdicts": claims["diagnosis verdict"].fillna("").value_counts().sort_index().to_dict(),
+        "wall_seconds": wall_seconds,
+        "cores": cores,
+        "compute_seconds": round(compute, 1),
+        "machine": machine(),
+        "commit": _commit(root or Path.cwd()),
+    }
+    atomic_write_text(dest / "build.json", json.dumps(json.loads(canonical_json(build)), indent=1) + "\n")
+    return build
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", type=Path, help="a finished build's results/ folder")
+    parser.add_argument("dest", type=Path, help="where to publish, e.g. docs/paper")
+    parser.add_argument("--config", type=Path, default=Path("config.yaml"))
+    parser.add_argument("--preset", choices=("default", "paper"), required=True)
+    parser.add_argument("--wall-seconds", type=float, default=None, help="measured wall time of the build")
+    parser.add_argument("--cores", type=int, default=None, help="cores the build ran on")
+    args = parser.parse_args(argv)
+    config = validate_config({**yaml.safe_load(args.config.read_text()), "preset": args.preset})
+    build = publish(args.results, args.dest, config, args.wall_seconds, args.cores, args.config.resolve().parent)
+    print(json.dumps(build, indent=1))
+
+
+if __name__ == "__main__":
+    main()
