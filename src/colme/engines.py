@@ -271,7 +271,11 @@ class ConsensusEngine(SimulatedEngine):
         return bound, {"corollary1": bound.to_dict(orient="records")}
 
     def details(self, settings: dict) -> str:
-        return f"alpha {settings['alpha_schedule']}, weights {settings['weights']}"
+        line = f"alpha {settings['alpha_schedule']} (restart {settings['alpha_reset']}), weights {settings['weights']}"
+        for key, printed in (("optimistic_radius", "sqrt_over_all"), ("bernstein_beta", "sec3c1")):
+            if settings.get(key, printed) != printed:
+                line += f", {key} {settings[key]}"
+        return line
 
     def interpretation_options(self, settings: dict) -> tuple[str, ...]:
         rules = settings["rules"]

@@ -1,0 +1,69 @@
+"""The published builds (docs/default, docs/paper) match the current configuration.
+
+Fast: it reads the committed files only.  A figure added, removed or re-parameterised in
+config.yaml, or a claim added or removed in workflow/claims.yaml, without republishing
+(`python -m colme.publish`, see README) fails here, so the published set cannot silently
+go stale.
+"""
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from colme.claims import load_claims
+from colme.config import resolve_figure, validate_config
+from colme.engines import ENGINES, stage_params
+from colme.provenance import canonical_json
+from colme.publish import published_figures
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = yaml.safe_load((ROOT / "config.yaml").read_text())
+CLAIM_IDS = [claim["id"] for claim in load_claims(ROOT / "workflow/claims.yaml")]
+
+
+@pytest.fixture(params=["default", "paper"])
+def published(request):
+    folder = ROOT / "docs" / request.param
+    assert (folder / "build.json").exists(), f"{folder} is not published"
+    config = validate_config({**SHIPPED, "preset": request.param})
+    return folder, config, json.loads((folder / "build.json").read_text())
+
+
+def test_published_figures_are_the_configured_figures(published):
+    folder, config, build = published
+    figures, diagnosed = published_figures(config)
+    assert build["preset"] == config["preset"] and build["seed"] == config["seed"]
+    assert build["figures"] == figures and build["diagnostics_figures"] == diagnosed
+    expected_png = {f"{f}.png" for f in figures} | {f"{f}_diagnostics.png" for f in diagnosed}
+    assert {p.name for p in (folder / "figures").iterdir()} == expected_png
+    assert {p.stem for p in (folder / "provenance").iterdir()} == set(figures)
+    assert {p.stem for p in (folder / "tables").glob("*.csv")} >= set(figures)
+
+
+def test_published_numbers_were_made_with_the_current_settings(published):
+    """Each figure's recorded settings equal the current ones (keys added to the schema
+    since are allowed), with the preset's run count."""
+    folder, config, _ = published
+    for figure in config["figures"]:
+        settings = resolve_figure(config, figure)
+        current = json.loads(canonical_json(stage_params(settings, "table")))
+        meta = json.loads((folder / "provenance" / f"{figure}.json").read_text())
+        recorded = meta["settings"]
+        stale = {k for k in recorded if k in current and recorded[k] != current[k]}
+        assert not stale, f"{folder.name}/{figure}: {sorted(stale)} changed since publication"
+        if ENGINES[settings["engine"]].simulated:
+            assert meta["runs"] == settings["runs"], figure
+            table = pd.read_csv(folder / "tables" / f"{figure}.csv")
+            assert (table["runs"] == settings["runs"]).all(), figure
+
+
+def test_published_claims_are_the_current_claims(published):
+    folder, _, build = published
+    claims = pd.read_csv(folder / "claims.csv")
+    assert list(claims["id"]) == CLAIM_IDS
+    assert build["claims"] == len(CLAIM_IDS)
+    assert build["verdicts"] == claims["verdict"].value_counts().sort_index().to_dict()
+    assert f"{len(CLAIM_IDS)} claims:" in (folder / "claims.md").read_text()
