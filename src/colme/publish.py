@@ -4,9 +4,9 @@
 for every figure of the configuration (``config.yaml`` with ``preset`` set):
 
 * ``figures/<figure>.png`` and, for engines with diagnostics, ``<figure>_diagnostics.png``;
-* ``tables/<figure>.csv`` (tidy: curve, t, mse, se, runs), ``<figure>_supplement.csv`` and
-  ``<figure>_diagnostics.csv`` where not empty (the covariance tables, large and only used
-  by the paired checks, stay in ``results/``);
+* ``tables/<figure>.csv`` (tidy: curve, t, mse, se, runs) and ``<figure>_supplement.csv``
+  where not empty (the covariance and diagnostics tables, large, stay in ``results/``; the
+  diagnostics are published as their figures);
 * ``provenance/<figure>.json`` (settings, runs, seed, choices, versions, compute seconds);
 * ``claims.md`` / ``claims.csv`` and, when built, ``sensitivity.md`` / ``sensitivity.csv``;
 * ``build.json``: the preset, figures, claim verdict counts, the measured wall time and
@@ -75,7 +75,7 @@ def publish(results: Path, dest: Path, config: dict, wall_seconds: float | None,
         if figure in diagnosed:
             name = f"{figure}_diagnostics.png"
             shutil.copy2(results / "figures" / name, dest / "figures" / name)
-        for suffix in ("", "_supplement", "_diagnostics"):
+        for suffix in ("", "_supplement"):
             source = results / "tables" / f"{figure}{suffix}.csv"
             if suffix == "" or len(pd.read_csv(source)) > 0:
                 shutil.copy2(source, dest / "tables" / source.name)
