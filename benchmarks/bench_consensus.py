@@ -32,9 +32,10 @@ from pathlib import Path
 import numpy as np
 
 from colme import consensus
-from colme.consensus import Curve, PanelSpec, lane_groups
+from colme.consensus import PanelSpec, lane_groups
 from colme.graphs import random_regular_edges
 from colme.populations import UniformClasses
+from colme.provenance import host_cpu, vector_isa
 from colme.seeding import run_generator
 
 PAPER_RUNS = 4000
@@ -53,25 +54,9 @@ def panel(degree: int, t_max: int, module=consensus) -> PanelSpec:
     return module.PanelSpec(n_agents=200, degree=degree, curves=curves, t_record=grid)
 
 
-def vector_isa(features: set[str]) -> str:
-    for flag, name in (("avx512f", "AVX-512"), ("avx2", "AVX2"), ("avx", "AVX"), ("sse4.2", "SSE4.2")):
-        if flag in features:
-            return name
-    return "SSE2"
-
-
 def cpu_description() -> str:
     """CPU model, host vector ISA, and the CPU name/ISA Numba compiles for."""
-    model, flags = "unknown", set()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name") and model == "unknown":
-                model = line.split(":", 1)[1].strip()
-            elif line.startswith("flags") and not flags:
-                flags = set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    flags = {f.replace("_", ".") if f.startswith("sse4") else f for f in flags}
+    model, flags = host_cpu()
     name = os.environ.get("NUMBA_CPU_NAME")
     features = os.environ.get("NUMBA_CPU_FEATURES")
     if name is None:

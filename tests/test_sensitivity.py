@@ -10,9 +10,9 @@ import pytest
 import yaml
 
 from colme.claims import load_claims
-from colme.config import load_schema, resolve_figure, validate_config
+from colme.config import load_schema, option_values, resolve_figure, validate_config
 from colme.engines import ENGINES, stage_params
-from colme.sensitivity import BASELINE, Variant, option_values, sensitivity_variants, to_markdown, verdict_changes
+from colme.sensitivity import BASELINE, Variant, sensitivity_variants, to_markdown, verdict_changes
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = yaml.safe_load((ROOT / "config.yaml").read_text())

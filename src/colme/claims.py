@@ -293,6 +293,31 @@ def smoother(
     )
 
 
+def _compare_gaps(table, curve, other, other_curve, reference, factor, tail, gap):
+    """Shared by larger_gap and larger_abs_gap: the ``gap`` (a function of the curve's and
+    the reference's rows giving the gap and its se per t) of ``curve`` in ``table`` against
+    ``factor`` x that of ``other_curve`` in ``other``, at the t both record in the tail.
+
+    Returns (g, g_other, z, exact, worst t, "min z = ..." or "exact comparison", runs).
+    """
+    t_range = (1.0 - tail, 1.0)
+
+    def gaps(data, name):
+        return gap(*_aligned(curve_rows(data, name, t_range), curve_rows(data, reference, t_range)))
+
+    (g, se), (g_other, se_other) = gaps(table, curve), gaps(other, other_curve)
+    g, g_other = g.align(g_other, join="inner")
+    se, se_other = se.reindex(g.index), se_other.reindex(g.index)
+    if g.empty:
+        raise ValueError("the two figures have no recorded t in common")
+    diff = g - factor * g_other
+    z, exact = _z(diff, np.hypot(se, factor * se_other), np.maximum(abs(g), abs(factor * g_other)))
+    worst = int(np.lexsort((diff.to_numpy(), np.where(np.isnan(z), np.inf, z)))[0])
+    where = "exact comparison" if exact.all() else f"min z = {z[worst]:.2f}"
+    runs = _runs(table[table["curve"] == curve], other[other["curve"] == other_curve])
+    return g, g_other, z, exact, g.index[worst], where, runs
+
+
 def larger_gap(
     table: pd.DataFrame,
     curve: str,
@@ -314,23 +339,13 @@ def larger_gap(
     se = 0 on both sides: exact, never inconclusive).
     """
     other_curve = curve if other_curve is None else other_curve
-    t_range = (1.0 - tail, 1.0)
 
-    def log_gap(data, name):
-        c, r = _aligned(curve_rows(data, name, t_range), curve_rows(data, reference, t_range))
+    def log_gap(c, r):
         return np.log(c["mse"] / r["mse"]), np.hypot(c["se"] / c["mse"], r["se"] / r["mse"])
 
-    (g, se), (g_other, se_other) = log_gap(table, curve), log_gap(other, other_curve)
-    g, g_other = g.align(g_other, join="inner")
-    se, se_other = se.reindex(g.index), se_other.reindex(g.index)
-    if g.empty:
-        raise ValueError("the two figures have no recorded t in common")
-    diff = g - factor * g_other
-    z, exact = _z(diff, np.hypot(se, factor * se_other), np.maximum(abs(g), abs(factor * g_other)))
-    worst = int(np.lexsort((diff.to_numpy(), np.where(np.isnan(z), np.inf, z)))[0])
-    t = g.index[worst]
-    runs = _runs(table[table["curve"] == curve], other[other["curve"] == other_curve])
-    where = "exact comparison" if exact.all() else f"min z = {z[worst]:.2f}"
+    g, g_other, z, exact, t, where, runs = _compare_gaps(
+        table, curve, other, other_curve, reference, factor, tail, log_gap
+    )
     return Verdict(
         f"ln({curve} / {reference}) - {factor:g} x the same in the other figure "
         f"({other_curve}) > {k:g} se at every t in [{1 - tail:g}, 1] t_max "
@@ -365,23 +380,13 @@ def larger_abs_gap(
     is larger has a larger absolute gap for the same log gap.
     """
     other_curve = curve if other_curve is None else other_curve
-    t_range = (1.0 - tail, 1.0)
 
-    def abs_gap(data, name):
-        c, r = _aligned(curve_rows(data, name, t_range), curve_rows(data, reference, t_range))
+    def abs_gap(c, r):
         return c["mse"] - r["mse"], np.hypot(c["se"], r["se"])
 
-    (g, se), (g_other, se_other) = abs_gap(table, curve), abs_gap(other, other_curve)
-    g, g_other = g.align(g_other, join="inner")
-    se, se_other = se.reindex(g.index), se_other.reindex(g.index)
-    if g.empty:
-        raise ValueError("the two figures have no recorded t in common")
-    diff = g - factor * g_other
-    z, exact = _z(diff, np.hypot(se, factor * se_other), np.maximum(abs(g), abs(factor * g_other)))
-    worst = int(np.lexsort((diff.to_numpy(), np.where(np.isnan(z), np.inf, z)))[0])
-    t = g.index[worst]
-    runs = _runs(table[table["curve"] == curve], other[other["curve"] == other_curve])
-    where = "exact comparison" if exact.all() else f"min z = {z[worst]:.2f}"
+    g, g_other, z, exact, t, where, runs = _compare_gaps(
+        table, curve, other, other_curve, reference, factor, tail, abs_gap
+    )
     return Verdict(
         f"({curve} - {reference}) - {factor:g} x the same in the other figure "
         f"({other_curve}) > {k:g} se at every t in [{1 - tail:g}, 1] t_max "

@@ -163,6 +163,16 @@ def figure_defaults(engine: str, schema: dict | None = None, **settings) -> dict
     return validate_config(config, schema)["figures"]["figure"]
 
 
+def option_values(schema: dict, entry: dict, option: str) -> tuple:
+    """Every value the schema allows for ``option`` in a figure entry like ``entry`` (its
+    enum, in the branch of the schema that applies to that entry's engine)."""
+    figure_schema = _branch(entry, schema["$defs"]["figure"], schema)
+    definition = _resolve_ref(figure_schema["properties"][option], schema)
+    if "enum" not in definition:
+        raise ValueError(f"option {option!r} has no enum in the schema; it cannot be flipped")
+    return tuple(definition["enum"])
+
+
 def resolve_figure(config: dict, figure: str) -> dict:
     """A figure's flat settings: preset resolved, overrides applied, global keys copied in.
 

@@ -226,6 +226,7 @@ def kernel(indptr, upper, neighbour_row, edge_row, offset, same, agent_means, ha
         # block_scale) + block_shift (floor10: tau/10 and 0; theory: tau and -1).  In
         # increment form, (W e)_a = e_a + sum_b W_ab (e_b - e_a) and alpha m + (1 - alpha) x =
         # m + (1 - alpha)(x - m): no rounded 1 - sum W or alpha multiplies a whole value.
+        everybody@ = global_reset * changes@  # > 0: every clock restarts (global)
         for a in range(n_agents):
             ra = np.uint64(a) * LANES
             own@ = inverse_weight[ra + U@]
@@ -239,7 +240,7 @@ def kernel(indptr, upper, neighbour_row, edge_row, offset, same, agent_means, ha
                 pull@ += w@ * (error[rb + U@] - d - mine@)
             # The clock restarts (alpha_reset) when the agent's own C_a^(t) changed
             # (per_agent), when anybody's did (global), or never (none).
-            trigger@ = per_agent_reset * flips[ra + U@] + global_reset * changes@
+            trigger@ = per_agent_reset * flips[ra + U@] + everybody@
             tick@ = one if trigger@ > zero else clock[ra + U@] + one
             clock[ra + U@] = tick@
             fresh@ = one / (np.floor(tick@ * block_scale) + block_shift + two)

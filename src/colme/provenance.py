@@ -133,3 +133,24 @@ def format_caption(title: str, settings: dict, choices) -> str:
     lines += ["", "Choices where the paper is silent:", ""]
     lines += [f"- {choice}" for choice in choices]
     return "\n".join(lines)
+
+
+def vector_isa(features: set[str]) -> str:
+    """The widest x86 vector ISA among CPU feature flags (speed figures depend on it)."""
+    for flag, name in (("avx512f", "AVX-512"), ("avx2", "AVX2"), ("avx", "AVX"), ("sse4.2", "SSE4.2")):
+        if flag in features:
+            return name
+    return "SSE2"
+
+
+def host_cpu() -> tuple[str, set[str]]:
+    """(CPU model, feature flags) of this machine's first processor in /proc/cpuinfo."""
+    fields: dict[str, str] = {}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            fields.setdefault(key.strip(), value.strip())
+    except OSError:
+        pass
+    flags = {f.replace("_", ".") if f.startswith("sse4") else f for f in fields.get("flags", "").split()}
+    return fields.get("model name") or platform.processor() or "unknown", flags

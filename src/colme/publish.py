@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import shutil
 import subprocess
 from pathlib import Path
@@ -30,7 +29,7 @@ import yaml
 
 from .config import resolve_figure, validate_config
 from .engines import ENGINES
-from .provenance import atomic_write_text, canonical_json
+from .provenance import atomic_write_text, canonical_json, host_cpu, vector_isa
 
 
 def published_figures(config: dict) -> tuple[list[str], list[str]]:
@@ -42,15 +41,8 @@ def published_figures(config: dict) -> tuple[list[str], list[str]]:
 
 def machine() -> dict:
     """The CPU model and the widest vector ISA it reports (speed figures depend on both)."""
-    fields = {}
-    cpuinfo = Path("/proc/cpuinfo")
-    for line in cpuinfo.read_text().splitlines() if cpuinfo.exists() else ():
-        key, _, value = line.partition(":")
-        fields.setdefault(key.strip(), value.strip())  # the first processor's
-    model = fields.get("model name") or platform.processor()
-    flags = set(fields.get("flags", "").split())
-    isa = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "other"
-    return {"cpu": model, "vector_isa": isa}
+    model, flags = host_cpu()
+    return {"cpu": model, "vector_isa": vector_isa(flags)}
 
 
 def _commit(root: Path) -> str:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .claims import evaluate
-from .config import ConfigError, _branch, _resolve_ref, resolve_figure, validate_config
+from .config import ConfigError, option_values, resolve_figure, validate_config
 from .engines import ENGINES
 
 #: The option name of the baseline variant (the figure itself at the sensitivity run count).
@@ -52,15 +52,6 @@ def _token(value) -> str:
 def variant_name(figure: str, option: str, value=None) -> str:
     """``<figure>__baseline`` or ``<figure>__<option>__<value>`` (a valid figure name)."""
     return f"{figure}__{BASELINE}" if option == BASELINE else f"{figure}__{option}__{_token(value)}"
-
-
-def option_values(schema: dict, entry: dict, option: str) -> tuple:
-    """Every value the schema allows for ``option`` in a figure entry like ``entry``."""
-    figure_schema = _branch(entry, schema["$defs"]["figure"], schema)
-    definition = _resolve_ref(figure_schema["properties"][option], schema)
-    if "enum" not in definition:
-        raise ValueError(f"option {option!r} has no enum in the schema; it cannot be flipped")
-    return tuple(definition["enum"])
 
 
 def sensitivity_variants(
