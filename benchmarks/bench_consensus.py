@@ -31,8 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
-from colme import consensus
-from colme.consensus import PanelSpec, lane_groups
+from colme.ccolme import kernel as consensus
+from colme.ccolme.kernel import PanelSpec, lane_groups
 from colme.graphs import random_regular_edges
 from colme.populations import UniformClasses
 from colme.provenance import host_cpu, vector_isa

@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from colme.queries import ColmeCurve, ColmeSpec, simulate_colme_runs
+from colme.private_colme.kernel import ColmeCurve, ColmeSpec, simulate_colme_runs
 from colme.populations import UniformClasses
 from colme.seeding import run_generator
 

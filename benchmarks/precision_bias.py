@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from colme.consensus import Curve, PanelSpec, simulate_runs
+from colme.ccolme.kernel import Curve, PanelSpec, simulate_runs
 from colme.graphs import random_regular_edges
 from colme.populations import UniformClasses
 from colme.seeding import run_generator

@@ -1,7 +1,7 @@
 """A slow, literal NumPy transcription of Algorithm 1 (seed 002), used to test the kernel.
 
 It follows the pseudocode line by line with dense matrices: decision matrix chi, sets
-C_a^(t), W^(t) from ``decision_rules.mixing_matrix`` and the alpha clock (restarted per
+C_a^(t), W^(t) from ``rules.mixing_matrix`` and the alpha clock (restarted per
 agent, globally or never, as ``alpha_reset`` says).  It draws the
 kernel's SplitMix64 stream of the run (``run_key`` of the generator) in the kernel's order
 (per step and agent: data uniform, noise uniform).
@@ -9,12 +9,13 @@ kernel's SplitMix64 stream of the run (``run_key`` of the generator) in the kern
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from colme.consensus import PanelSpec, run_key, splitmix64_uniforms
+from colme.ccolme.kernel import PanelSpec, run_key, splitmix64_uniforms
 from colme.graphs import adjacency
-from colme.privacy import unit_laplace_from_uniform
-from colme.decision_rules import (
+from colme.ccolme.rules import (
     OPTIMISTIC_RADII,
     WEIGHT_OFFSETS,
     acceptance_threshold,
@@ -72,4 +73,21 @@ def reference_run(spec: PanelSpec, classes, edges, rng, on_step=None) -> np.ndar
             estimate = np.where(fallback, local_mean, consensus[c])
             if t in record:
                 out[c, record[t]] = np.mean((estimate - mu) ** 2)
+    return out
+
+
+def unit_laplace_from_uniform(u: np.ndarray) -> np.ndarray:
+    """Map uniforms on [0, 1) to Laplace(0, 1/sqrt 2) draws (unit variance) by inversion.
+
+    The same inversion runs inside the compiled kernels (``colme.privacy.unit_laplace``);
+    this array version serves the literal transcription and the statistical tests.  ``u = 0``
+    (probability 2^-53) is mapped to 0 rather than -inf.
+    """
+    u = np.asarray(u, dtype=np.float64)
+    scale = 1.0 / math.sqrt(2.0)
+    upper = u >= 0.5
+    out = np.zeros_like(u)
+    out[upper] = -scale * np.log(2.0 - 2.0 * u[upper])
+    lower = (~upper) & (u > 0.0)
+    out[lower] = scale * np.log(2.0 * u[lower])
     return out

@@ -484,8 +484,9 @@ def test_ordering_on_another_x_column():
 def simulated_pair(seed=3, runs=400, shift=0.02, noise=0.01):
     """Per-run MSE curves of two curves sharing most of their noise (common random numbers),
     B = A + shift/t + a little independent noise: their tables and covariance."""
-    from colme.consensus import Curve, PanelSpec
-    from colme.results import aggregate_table, covariance_table
+    from colme.ccolme.kernel import Curve, PanelSpec
+    from colme.aggregation import aggregate_table, covariance_table
+    from colme.registry import ENGINES
 
     rng = np.random.default_rng(seed)
     t = np.arange(1, 101)
@@ -494,7 +495,9 @@ def simulated_pair(seed=3, runs=400, shift=0.02, noise=0.01):
     spec = PanelSpec(n_agents=4, degree=2, curves=(Curve("oracle", 1.0), Curve("oracle", 2.0)), t_record=t)
     sims = [{"runs": np.arange(runs), "t": t, "mse": mse}]
     sizes = [{"runs": np.arange(runs), "component_sizes": np.full((runs, 4), 2)}]
-    return aggregate_table(spec, sims, sizes), covariance_table(spec, sims), mse
+    engine = ENGINES["ccolme"]
+    table = aggregate_table(spec, sims, sizes, engine.curve_fields, engine.analytic_frames)
+    return table, covariance_table(spec, sims), mse
 
 
 def test_paired_standard_error_is_the_se_of_per_run_differences():

@@ -6,17 +6,17 @@ import math
 import numpy as np
 import pytest
 
-from colme.analytic import (
+from colme.private_colme.oracle import (
     expected_inverse,
     ideal_all_to_all_mse,
     prop3_oracle_mse,
     remark3_rrr_oracle_mse,
 )
-from colme.queries import ColmeCurve, ColmeSpec, simulate_colme_runs
-from colme.mechanisms import psums
+from colme.private_colme.kernel import ColmeCurve, ColmeSpec, simulate_colme_runs
+from colme.private_colme.mechanisms import psums
 from colme.populations import UniformClasses
 from colme.privacy import composed_privacy
-from colme.results import privacy_table
+from colme.private_colme.tables import privacy_table
 from colme.seeding import run_generator
 
 POPULATION = UniformClasses()
@@ -144,7 +144,7 @@ def test_schvar1_splits_the_budget_between_means_and_variances():
 def test_diagnostics_of_the_oracle_classifier_are_exact():
     """Oracle C_a: every classmate in C_a, nobody else; under RR each other agent has
     answered exactly t / (M - 1) times at t a multiple of M - 1."""
-    from colme.queries import DIAGNOSTICS
+    from colme.private_colme.kernel import DIAGNOSTICS
 
     n = 7
     spec = ColmeSpec(n_agents=n, curves=(ColmeCurve(oracle=True), ColmeCurve(schedule="rrr", oracle=True)),

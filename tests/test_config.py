@@ -9,7 +9,8 @@ import pytest
 import yaml
 
 from colme.config import ConfigError, resolve_figure, validate_config
-from colme.engines import run_chunks, time_grid
+from colme.aggregation import run_chunks
+from colme.timegrid import time_grid
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())

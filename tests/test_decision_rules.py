@@ -5,8 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from colme.privacy import laplace_beta_dp, laplace_sigma_dp
-from colme.decision_rules import (
+from colme.privacy import laplace_sigma_dp
+from colme.ccolme.rules import (
+    laplace_beta_dp,
     acceptance_threshold,
     OPTIMISTIC_RADII,
     alpha_table,

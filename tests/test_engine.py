@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from reference import reference_run
 
-from colme.analytic import ALPHA_FACTOR, oracle_expected_mse, theorem1_coefficient
-from colme.consensus import BLOCKS, Curve, PanelSpec, simulate_runs
-from colme.decision_rules import alpha_table
+from colme.ccolme.closed_forms import ALPHA_FACTOR, oracle_expected_mse, theorem1_coefficient
+from colme.ccolme.kernel import BLOCKS, Curve, PanelSpec, simulate_runs
+from colme.ccolme.rules import alpha_table
 from colme.graphs import random_regular_edges
 from colme.populations import UniformClasses, component_sizes
 from colme.privacy import laplace_sigma_dp
@@ -217,7 +217,7 @@ def test_kernel_step_sizes_match_alpha_table(schedule, dtype):
 def test_diagnostics_match_the_literal_algorithm():
     """Type-I / type-II rates and the share of agents whose C_a changed, at every recorded
     t and for every rule, equal those counted on the literal transcription's chi^(t)."""
-    from colme.consensus import DIAGNOSTICS
+    from colme.ccolme.kernel import DIAGNOSTICS
 
     classes, edges = instance(16, 4, seed=3)
     record = np.array([1, 2, 5, 17, 40, 90, 150])

@@ -14,7 +14,7 @@ import numba
 import numpy as np
 
 from colme._jit import _NoAliasDispatcher, jit_noalias, uses_noalias
-from colme.consensus import (
+from colme.ccolme.kernel import (
     Curve, PanelSpec, build_kernel, compiled_kernel, lane_groups, simulate_runs,
 )
 from colme.graphs import random_regular_edges

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from colme.mechanisms import (
+from colme.private_colme.mechanisms import (
     MECHANISMS,
     STATISTIC,
     VARIANCE,
@@ -105,7 +105,7 @@ def test_variance_matches_simulated_mechanism(mechanism, weights):
 
 def test_printed_pm2_formula_agrees_until_distinct_blocks_share_a_bit():
     """Eq. (21) as printed equals the mechanism for non-MoM and for k < 7, and overstates MoM after."""
-    from colme.mechanisms import pm2_noise_variance_as_printed
+    from colme.private_colme.mechanisms import pm2_noise_variance_as_printed
 
     times = np.arange(1, 41) * 5.0
     for k in range(1, 41):
@@ -123,7 +123,7 @@ def test_printed_pm2_formula_agrees_until_distinct_blocks_share_a_bit():
 
 @pytest.mark.parametrize("weights", ["last", "mom", "wmom"])
 def test_compiled_printed_formula_matches_reference(weights):
-    from colme.mechanisms import printed_pm2_noise_table, pm2_noise_variance_as_printed
+    from colme.private_colme.mechanisms import printed_pm2_noise_table, pm2_noise_variance_as_printed
 
     times = 3.0 + 7.0 * np.arange(50)
     table = np.empty(50)

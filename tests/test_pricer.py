@@ -13,7 +13,7 @@ import pytest
 
 from colme import pricer as pr
 from colme.config import ConfigError, figure_defaults
-from colme.interpretations import PRICER
+from colme.pricer.choices import CHOICES as PRICER
 
 Z = 4.5
 
@@ -196,7 +196,7 @@ def test_algorithm3_output_is_feasible_and_private(reciprocity):
         tuned, _ = pr.gauss_seidel(relaxed, net, caps, fine=True, sweeps=2000, tol=1e-12)
         assert pr.sigma_tv2(tuned, net) <= pr.sigma_tv2(relaxed, net) + 1e-15
         assert pr.sigma_tv2_relaxed(relaxed, net) <= pr.sigma_tv2_relaxed(tuned, net) + 1e-15
-        # sigma update (10) leaves Algorithm 3 at sigma_thr (see colme.interpretations.PRICER)
+        # sigma update (10) leaves Algorithm 3 at sigma_thr (see colme.pricer.choices.CHOICES)
         alg3 = pr.pricer_optimise(net, priv, 1)
         assert alg3.sigma == pytest.approx(alg3.sigma_thr, rel=1e-12)
         assert pr.sigma_update(alg3.A, priv, alg3.sigma_thr) == pytest.approx(alg3.sigma_thr, rel=1e-12)

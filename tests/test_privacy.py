@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from reference import unit_laplace_from_uniform
+
+from colme.ccolme.rules import laplace_beta_dp
 from colme.privacy import (
-    laplace_beta_dp,
     laplace_sigma_dp,
     unit_laplace,
-    unit_laplace_from_uniform,
 )
 
 

@@ -15,7 +15,7 @@ import yaml
 
 from colme.claims import load_claims
 from colme.config import resolve_figure, validate_config
-from colme.engines import ENGINES, stage_params
+from colme.registry import ENGINES, stage_params
 from colme.provenance import canonical_json
 from colme.publish import published_figures
 

@@ -2,7 +2,7 @@
 
 For each leaf key of every engine's schema (and of the top level), a valid edit of the
 shipped config is applied and the params of every job of every figure are recomputed
-as the workflow computes them (``colme.engines.stage_params``, canonical JSON).  The
+as the workflow computes them (``colme.registry.stage_params``, canonical JSON).  The
 earliest stage whose params change must be the one the table below expects:
 
 * ``instances``: the key changes the instances (graph and class model, seed), so the
@@ -27,7 +27,8 @@ import pytest
 import yaml
 
 from colme.config import _branch, load_schema, resolve_figure, validate_config
-from colme.engines import ENGINES, figure_caption, run_chunks, stage_params
+from colme.aggregation import run_chunks
+from colme.registry import ENGINES, figure_caption, stage_params
 from colme.provenance import canonical_json
 
 ROOT = Path(__file__).resolve().parents[1]

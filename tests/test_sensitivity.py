@@ -11,7 +11,7 @@ import yaml
 
 from colme.claims import load_claims
 from colme.config import load_schema, option_values, resolve_figure, validate_config
-from colme.engines import ENGINES, stage_params
+from colme.registry import ENGINES, stage_params
 from colme.sensitivity import BASELINE, Variant, sensitivity_variants, to_markdown, verdict_changes
 
 ROOT = Path(__file__).resolve().parents[1]

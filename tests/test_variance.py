@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from colme.variance import bayes_variance, student_t_quantile, welch_dof
+from colme.private_colme.variance import bayes_variance, student_t_quantile, welch_dof
 
 # Measured maximum relative error (1.05e-5, at nu = 2.5) against SciPy over the tails
 # theta_t = 0.05/ln(t + 1) (t <= 1e6) and nu in [1, 1e6]: the bound the test enforces.
@@ -71,8 +71,8 @@ def pair_estimates(scheme, reps, k, gap, sigma_dp, sigma_w, rng, offset=2.0):
     """V_{b->a} after each of k PM-I answers, for ``reps`` independent pairs (real mechanism),
     and the final estimate before negative values are clipped, rebuilt from the kernel's
     own accumulators."""
-    from colme.queries import _estimate_variance
-    from colme.mechanisms import new_pair_state, release
+    from colme.private_colme.kernel import _estimate_variance
+    from colme.private_colme.mechanisms import new_pair_state, release
 
     half_width = math.sqrt(3) / 2  # sigma = 1/2
     out = np.empty((reps, k))
@@ -122,7 +122,7 @@ def test_bayes_variant_is_nonnegative_and_equals_plain_where_that_is_valid():
 
 def test_schvar2_without_its_first_interval_is_eq16_over_the_others():
     """schvar2_first_interval: drop: eq. (16) over intervals 2..kappa (first one shorter)."""
-    from colme.queries import _estimate_variance
+    from colme.private_colme.kernel import _estimate_variance
 
     rng = np.random.default_rng(11)
     gaps = np.array([3.0, 9.0, 9.0, 9.0, 9.0, 9.0])
@@ -144,7 +144,7 @@ def test_schvar2_variants_change_only_the_schvar2_curves():
     """welch_dof and schvar2_first_interval act on Sch-Var-2 only: the known-variance and
     Sch-Var-1 curves stay bit for bit, the Sch-Var-2 ones move."""
     from colme.populations import UniformClasses
-    from colme.queries import ColmeCurve, ColmeSpec, simulate_colme_runs
+    from colme.private_colme.kernel import ColmeCurve, ColmeSpec, simulate_colme_runs
     from colme.seeding import run_generator
 
     curves = tuple(ColmeCurve(variance=v) for v in ("known", "schvar1", "schvar2", "schvar2_bayes"))

@@ -610,6 +610,11 @@ def table_figures(claims: list[dict]) -> set[str]:
 DIAGNOSTICS_SUFFIX = "_diagnostics"
 
 
+def tables_by_figure(paths, suffix: str = "") -> dict[str, pd.DataFrame]:
+    """CSV tables keyed by figure: the file's stem without ``suffix`` (``_supplement``...)."""
+    return {Path(p).stem.removesuffix(suffix): pd.read_csv(p) for p in paths}
+
+
 def diagnostics_as_curves(diagnostics: pd.DataFrame) -> pd.DataFrame:
     """A diagnostics table (curve, quantity, t, value, se, runs) as a tidy table the checks
     read: one curve "<curve>: <quantity>" with the value in ``mse``.  A claim's diagnosis

@@ -1,14 +1,15 @@
 """Configuration: validation (JSON schema with defaults, then cross-key checks) and resolution.
 
-All validation lives here.  The schema (``workflow/schemas/config.schema.yaml``) checks
-every key's type and allowed values and supplies every default; ``check_config`` adds
-only what a schema cannot express (checks across keys).  Errors name the offending key
-(as a dotted path) and the allowed values or keys, so a typo stops the workflow before
-any job runs.
+All validation lives here.  The schema (``workflow/schemas/config.schema.yaml``, the
+global keys, composed with each registered engine's own definitions by ``load_schema``)
+checks every key's type and allowed values and supplies every default; ``check_config``
+adds only what a schema cannot express (checks across keys, each engine's ``check``).
+Errors name the offending key (as a dotted path) and the allowed values or keys, so a
+typo stops the workflow before any job runs.
 
 ``resolve_figure`` turns a validated config into one figure's flat settings: the preset
 resolved, command-line overrides applied and the global keys the engines read (seed,
-precision, population) copied in.  The engines (``colme.engines``) take it from there.
+precision, population) copied in.  The engines (``colme.registry``) take it from there.
 """
 
 from __future__ import annotations
@@ -19,20 +20,37 @@ from pathlib import Path
 import jsonschema
 import yaml
 
+from .errors import ConfigError
+from .registry import ENGINES
+
+__all__ = ["ConfigError", "load_schema", "validate_config", "resolve_figure", "figure_defaults", "per_preset"]
+
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
-PRESETS = ("default", "paper")
-#: Engines whose figures come from chunked Monte Carlo runs.
-SIMULATED_ENGINES = ("ccolme", "colme")
-#: Top-level keys that override every simulated figure's value when set.
-RUN_OVERRIDES = ("runs", "t_max", "chunk_runs")
-
-
-class ConfigError(ValueError):
-    """A configuration value that cannot be run; the message names the key."""
 
 
 def load_schema(path: str | Path = SCHEMA_PATH) -> dict:
-    return yaml.safe_load(Path(path).read_text())
+    """The workflow's schema: the global keys (``path``) with every registered engine's
+    figure definitions merged into ``$defs`` and ``$defs.figure`` choosing among them by
+    ``engine`` (the first registered engine for an entry that names none)."""
+    schema = yaml.safe_load(Path(path).read_text())
+    defs = schema["$defs"]
+    for source in dict.fromkeys(engine.schema for engine in ENGINES.values() if engine.schema):
+        defs.update(yaml.safe_load(Path(source).read_text())["$defs"])
+    default, *others = ENGINES.values()
+    choice: dict = {"$ref": f"#/$defs/{default.figure_schema}"}
+    for engine in reversed(others):
+        choice = {
+            "if": {"type": "object", "properties": {"engine": {"const": engine.name}}, "required": ["engine"]},
+            "then": {"$ref": f"#/$defs/{engine.figure_schema}"},
+            "else": choice,
+        }
+    defs["figure"] = {**defs.get("figure", {}), **choice}
+    return schema
+
+
+def per_preset(value, preset: str):
+    """A count given per fidelity preset (a mapping) or once for all (a number)."""
+    return value[preset] if isinstance(value, dict) else value
 
 
 def _key_path(error: jsonschema.ValidationError) -> str:
@@ -155,11 +173,7 @@ def validate_config(config: dict, schema: dict | None = None) -> dict:
 def figure_defaults(engine: str, schema: dict | None = None, **settings) -> dict:
     """One figure's settings completed with the schema's defaults (for tests and notebooks)."""
     schema = load_schema() if schema is None else schema
-    figure = {"engine": engine, **copy.deepcopy(settings)}
-    if engine == "zoom":
-        config = {"figures": {"source": {"engine": "oracle"}, "figure": {"source": "source", **figure}}}
-    else:
-        config = {"figures": {"figure": figure}}
+    config = ENGINES[engine].standalone_config({"engine": engine, **copy.deepcopy(settings)})
     return validate_config(config, schema)["figures"]["figure"]
 
 
@@ -176,29 +190,26 @@ def option_values(schema: dict, entry: dict, option: str) -> tuple:
 def resolve_figure(config: dict, figure: str) -> dict:
     """A figure's flat settings: preset resolved, overrides applied, global keys copied in.
 
-    ``runs`` (per preset) and the command-line overrides ``runs``, ``t_max``,
-    ``chunk_runs``, ``grid_linear`` and ``grid_log`` apply to simulated figures (``t_max``
-    also to the analytic Private-ColME figures).  ``seed``, ``precision`` and
-    ``population`` are copied from the top level: each engine picks the ones its numbers
-    depend on.  A zoom figure records its source's engine, which draws it.
+    ``runs`` (per preset) and the command-line overrides its engine lists in
+    ``overridable`` (``runs``, ``t_max``, ``chunk_runs`` for simulated figures) apply;
+    ``grid_linear`` and ``grid_log`` apply to every figure with a ``grid``.  ``seed``,
+    ``precision`` and ``population`` are copied from the top level: each engine picks the
+    ones its numbers depend on, and adds what it needs (``Engine.complete``).
     """
     if figure not in config["figures"]:
         raise ConfigError(f"unknown figure {figure!r}; configured figures: {sorted(config['figures'])}")
     settings = copy.deepcopy(config["figures"][figure])
-    engine = settings["engine"]
-    if engine in SIMULATED_ENGINES:
-        runs = settings["runs"]
-        settings["runs"] = runs[config["preset"]] if isinstance(runs, dict) else runs
-    overridable = RUN_OVERRIDES if engine in SIMULATED_ENGINES else ("t_max",) if engine == "oracle" else ()
-    for key in overridable:
+    engine = ENGINES[settings["engine"]]
+    if "runs" in settings:
+        settings["runs"] = per_preset(settings["runs"], config["preset"])
+    for key in engine.overridable:
         if config.get(key) is not None:
             settings[key] = config[key]
     if "grid" in settings:
         settings["grid"] = {
             part: config.get(f"grid_{part}") or settings["grid"][part] for part in ("linear", "log")
         }
-    if engine == "zoom":
-        settings["draws_as"] = config["figures"][settings["source"]]["engine"]
+    engine.complete(settings, config)
     settings["seed"] = config["seed"]
     settings["precision"] = config["precision"]
     settings["population"] = copy.deepcopy(config["population"])
@@ -212,67 +223,4 @@ def check_config(config: dict) -> None:
         raise ConfigError(f"population.means={means}: class means must be distinct")
     for name in config["figures"]:
         settings = resolve_figure(config, name)
-        where = f"figures.{name}"
-        engine = settings["engine"]
-        if engine == "zoom":
-            _check_zoom(config, settings, where)
-        elif engine in ("colme", "oracle"):
-            _check_private_colme(settings, where)
-        elif engine == "ccolme":
-            _check_consensus(settings, where)
-        elif engine == "pricer":
-            _check_pricer(settings, where)
-
-
-def _check_zoom(config: dict, settings: dict, where: str) -> None:
-    source = settings["source"]
-    if source not in config["figures"] or config["figures"][source]["engine"] in ("zoom", "pricer"):
-        raise ConfigError(
-            f"{where}.source={source!r}: must name a figure with a time axis; configured: "
-            f"{sorted(f for f, v in config['figures'].items() if v['engine'] not in ('zoom', 'pricer'))}"
-        )
-
-
-def _check_consensus(settings: dict, where: str) -> None:
-    if len(settings["theta_k"]) != len(settings["eps"]):
-        raise ConfigError(
-            f"{where}.theta_k has {len(settings['theta_k'])} entries but eps has "
-            f"{len(settings['eps'])}: give one Bernstein exponent k per eps"
-        )
-    n_agents, degree = settings["n_agents"], settings["degree"]
-    if not 1 <= degree < n_agents or (degree * n_agents) % 2:
-        raise ConfigError(
-            f"{where}.degree={degree} with n_agents={n_agents}: an r-regular graph needs "
-            "1 <= degree < n_agents and degree * n_agents even"
-        )
-
-
-def _check_private_colme(settings: dict, where: str) -> None:
-    """Privacy parameters and curves a Private-ColME panel can actually run with."""
-    for index, curve in enumerate(settings.get("curves") or ()):
-        if curve["variance"] != "known" and curve["mechanism"] != "pm1":
-            raise ConfigError(f"{where}.curves[{index}]: variance estimation (Sec. V) needs mechanism pm1")
-    noises = {c["noise"] for c in settings.get("curves") or ()} or set(settings["noises"])
-    if "gaussian" in noises and not 0 < settings["eps"] <= 1:
-        raise ConfigError(
-            f"{where}.eps={settings['eps']}: the Gaussian mechanism (seed 004 Lemma 1) needs "
-            "0 < eps <= 1; use noises: [laplace] for larger eps"
-        )
-    if settings.get("pm2_variance") == "as_printed" and "rrr" in settings["schedules"]:
-        raise ConfigError(
-            f"{where}.pm2_variance=as_printed: eq. (21) as printed is only drawn for RR "
-            "(Proposition 3); remove 'rrr' from schedules or use pm2_variance: mechanism"
-        )
-
-
-def _check_pricer(settings: dict, where: str) -> None:
-    """Trust settings a PriCER figure can build (each node trusts fewer than n nodes)."""
-    n = settings["n_nodes"] if settings["kind"] == "connectivity" else len(settings.get("p_server", ()))
-    trusted = settings.get("trusted")
-    counts = trusted if isinstance(trusted, list) else [] if trusted is None else [trusted]
-    for count in counts:
-        if not 0 <= count <= n - 1:
-            raise ConfigError(
-                f"{where}.trusted={trusted}: each node can trust 0 .. {n - 1} of its n - 1 = {n - 1} "
-                f"neighbours (n = {n})"
-            )
+        ENGINES[settings["engine"]].check(settings, f"figures.{name}", config)

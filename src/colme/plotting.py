@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import math
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import matplotlib
@@ -15,73 +15,55 @@ import seaborn as sns  # noqa: E402
 
 from .provenance import atomic_savefig  # noqa: E402
 
-#: Line style per decision rule, as in seed 002 Fig. 1.
-RULE_STYLES = {"oracle": "-", "bernstein": ":", "optimistic": "-."}
+#: Local and Ideal (rule ``local`` / ``ideal``): dashed, in every MSE panel.
 BENCHMARK_STYLES = {"local": ("tab:green", "--"), "ideal": ("#b8860b", "--")}
 
 
-def _eps_label(eps: float) -> str:
-    return r"$\epsilon=\infty$" if math.isinf(eps) else rf"$\epsilon={eps:g}$"
+@dataclass
+class PanelStyle:
+    """How an engine's MSE-vs-t table is drawn.
 
-
-def _consensus_styles(simulated: pd.DataFrame) -> tuple[dict, list]:
-    """Colour per eps, line style per decision rule (seed 002 Fig. 1)."""
-    eps_values = sorted(simulated["eps"].unique())
-    palette = dict(zip(eps_values, sns.color_palette("colorblind", len(eps_values))))
-    styles = {
-        name: (palette[rows["eps"].iloc[0]], RULE_STYLES.get(rows["rule"].iloc[0], "-"))
-        for name, rows in simulated.groupby("curve")
-    }
-    handles = [plt.Line2D([], [], color=palette[e], lw=2, label=_eps_label(e)) for e in eps_values]
-    rules = [r for r in RULE_STYLES if r in set(simulated["rule"])]
-    handles += [plt.Line2D([], [], color="k", ls=RULE_STYLES[r], label=r) for r in rules]
-    return styles, handles
-
-
-def _private_colme_styles(simulated: pd.DataFrame) -> tuple[dict, list]:
-    """Colour per mechanism/weights/noise, solid for RR and dashed for rRR (seed 004)."""
-    simulated = simulated.assign(scheme=simulated["curve"].str.split(" ", n=1).str[1])
-    schemes = list(dict.fromkeys(simulated["scheme"]))
-    palette = dict(zip(schemes, sns.color_palette("colorblind", len(schemes))))
-    dashes = {"rr": "-", "rrr": "--"}
-    styles = {
-        name: (palette[rows["scheme"].iloc[0]], dashes[rows["schedule"].iloc[0]])
-        for name, rows in simulated.groupby("curve")
-    }
-    handles = [plt.Line2D([], [], color=palette[s], lw=2, label=s) for s in schemes]
-    for schedule in dict.fromkeys(simulated["schedule"]):
-        label = "RR" if schedule == "rr" else "rRR"
-        handles.append(plt.Line2D([], [], color="k", ls=dashes[schedule], label=label))
-    return styles, handles
-
-
-def plot_mse_panel(table: pd.DataFrame, title: str, metadata: dict, pdf: Path, png: Path) -> None:
-    """Log-scale average MSE vs t in the papers' style, benchmarks dashed.
-
-    Private-C-ColME: a colour per eps, a line style per rule, Theorem 1 asymptotes faint.
-    Private-ColME (simulated or analytic): a colour per scheme, solid RR and dashed rRR.  ``metadata``
-    (parameters, runs, seed, interpretations, versions) goes into the PDF's Subject field.
+    ``curves``: the rows drawn as the panel's curves, one line per ``curve``, with the
+    colour and line style of ``lines[curve]``; ``handles``: their legend entries; ``bands``:
+    faint wide lines (e.g. asymptotes), each rows and a colour, listed in the legend as
+    ``band_label``.  Local and Ideal are drawn for every engine.
     """
-    is_colme = "schedule" in table.columns
-    simulated = table[table["kind"] == "simulated"] if not is_colme else table[table["schedule"].notna()]
-    styles, handles = (_private_colme_styles if is_colme else _consensus_styles)(simulated)
+
+    curves: pd.DataFrame
+    lines: dict
+    handles: list
+    bands: list = field(default_factory=list)
+    band_label: str | None = None
+
+
+def palette(values) -> dict:
+    """A colour-blind-safe colour per value, in order."""
+    values = list(values)
+    return dict(zip(values, sns.color_palette("colorblind", len(values))))
+
+
+def plot_mse_panel(table: pd.DataFrame, style: PanelStyle, title: str, metadata: dict, pdf: Path, png: Path) -> None:
+    """Log-scale average MSE vs t in the papers' style, Local and Ideal dashed.
+
+    ``style`` (the engine's ``panel_style``) says which rows are curves and how each is
+    drawn.  ``metadata`` (parameters, runs, seed, interpretations, versions) goes into the
+    PDF's Subject field.
+    """
     sns.set_theme(style="whitegrid", context="paper")
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
-    for name, curve in simulated.groupby("curve", sort=False):
-        colour, style = styles[name]
-        ax.plot(curve["t"], curve["mse"], style, color=colour, lw=1.2)
-    eps_colours = {} if is_colme else {h.get_label(): h.get_color() for h in handles}
-    for eps, curve in table[table["rule"] == "theorem1"].groupby("eps"):
-        colour = eps_colours.get(_eps_label(eps), "grey")
-        ax.plot(curve["t"], curve["mse"], "-", color=colour, lw=3, alpha=0.18)
-    for rule, (colour, style) in BENCHMARK_STYLES.items():
+    for name, curve in style.curves.groupby("curve", sort=False):
+        colour, line = style.lines[name]
+        ax.plot(curve["t"], curve["mse"], line, color=colour, lw=1.2)
+    for rows, colour in style.bands:
+        ax.plot(rows["t"], rows["mse"], "-", color=colour, lw=3, alpha=0.18)
+    for rule, (colour, line) in BENCHMARK_STYLES.items():
         curve = table[table["rule"] == rule]
-        ax.plot(curve["t"], curve["mse"], style, color=colour, lw=1.4)
-    handles += [
+        ax.plot(curve["t"], curve["mse"], line, color=colour, lw=1.4)
+    handles = style.handles + [
         plt.Line2D([], [], color=c, ls=s, label=r.capitalize()) for r, (c, s) in BENCHMARK_STYLES.items()
     ]
-    if (table["rule"] == "theorem1").any():
-        handles.append(plt.Line2D([], [], color="grey", lw=3, alpha=0.3, label="Theorem 1 (oracle)"))
+    if style.bands and style.band_label:
+        handles.append(plt.Line2D([], [], color="grey", lw=3, alpha=0.3, label=style.band_label))
     ax.legend(handles=handles, fontsize=7, ncol=2, loc="upper right")
     ax.set_yscale("log")
     ax.set_xlabel("Time $t$")
@@ -98,16 +80,15 @@ def plot_diagnostics(diagnostics: pd.DataFrame, title: str, metadata: dict, pdf:
     quantities = list(dict.fromkeys(diagnostics["quantity"]))
     sns.set_theme(style="whitegrid", context="paper")
     fig, axes = plt.subplots(1, len(quantities), figsize=(4.2 * len(quantities), 3.8), squeeze=False)
-    palette = dict(zip(dict.fromkeys(diagnostics["curve"]),
-                       sns.color_palette("colorblind", diagnostics["curve"].nunique())))
+    colours = palette(dict.fromkeys(diagnostics["curve"]))
     for ax, quantity in zip(axes[0], quantities):
         rows = diagnostics[diagnostics["quantity"] == quantity]
         for curve, line in rows.groupby("curve", sort=False):
             style = "--" if curve.startswith("rRR") else "-"
-            ax.plot(line["t"], line["value"], style, color=palette[curve], lw=1.2, label=curve)
+            ax.plot(line["t"], line["value"], style, color=colours[curve], lw=1.2, label=curve)
             band = 2 * line["se"].fillna(0.0)
             ax.fill_between(line["t"], line["value"] - band, line["value"] + band,
-                            color=palette[curve], alpha=0.15, lw=0)
+                            color=colours[curve], alpha=0.15, lw=0)
         ax.set_xlabel("Time $t$")
         ax.set_title(quantity, fontsize=9)
         ax.set_xlim(0, rows["t"].max())

@@ -12,10 +12,6 @@ import math
 import numba
 import numpy as np
 
-#: eps = inf means "no privacy": zero noise.
-NO_PRIVACY = math.inf
-
-
 def laplace_sigma_dp(eps: float, half_width: float) -> float:
     """Standard deviation sigma_DP of the Laplace mechanism, seed 002 Lemma 1.
 
@@ -55,11 +51,6 @@ def composed_privacy(eps: float, delta: float, uses_per_sample: int) -> tuple[fl
     return eps * uses_per_sample, delta * uses_per_sample
 
 
-def laplace_beta_dp(sigma_dp: float) -> float:
-    """Bernstein parameter of Laplace(0, sigma_DP/sqrt 2) noise: sigma_DP/sqrt 2 (Sec. III-B)."""
-    return sigma_dp / math.sqrt(2.0)
-
-
 _UNIT_LAPLACE_SCALE = 1.0 / math.sqrt(2.0)
 
 
@@ -75,19 +66,3 @@ def unit_laplace(u):
         return _UNIT_LAPLACE_SCALE * math.log(2.0 * u)
     return 0.0
 
-
-def unit_laplace_from_uniform(u: np.ndarray) -> np.ndarray:
-    """Map uniforms on [0, 1) to Laplace(0, 1/sqrt 2) draws (unit variance) by inversion.
-
-    The same inversion runs inside the compiled kernels (``unit_laplace``);
-    this array version exists so the mapping can be tested statistically.  ``u = 0``
-    (probability 2^-53) is mapped to 0 rather than -inf.
-    """
-    u = np.asarray(u, dtype=np.float64)
-    scale = 1.0 / math.sqrt(2.0)
-    upper = u >= 0.5
-    out = np.zeros_like(u)
-    out[upper] = -scale * np.log(2.0 - 2.0 * u[upper])
-    lower = (~upper) & (u > 0.0)
-    out[lower] = scale * np.log(2.0 * u[lower])
-    return out

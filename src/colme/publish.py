@@ -28,7 +28,7 @@ import pandas as pd
 import yaml
 
 from .config import resolve_figure, validate_config
-from .engines import ENGINES
+from .registry import ENGINES
 from .provenance import atomic_write_text, canonical_json, host_cpu, vector_isa
 
 

@@ -8,7 +8,7 @@ simulated variant runs ``sensitivity.runs`` runs (at most the figure's own) and 
 figure's own instances and data streams (``stream``), so that it and the *baseline* (the
 figure at the same run count, also a variant when that count is below the figure's) are
 paired run by run: a verdict that changes does so because of the option, not because of
-other random numbers.  A zoom figure's variants zoom its source's variants.
+other random numbers.  A view's variants (a zoom figure's) view its source's variants.
 
 The claims of ``workflow/claims.yaml`` are then evaluated on the baseline and on each
 variant with their own criteria (diagnoses left out); cross-figure claims read the other
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .claims import evaluate
-from .config import ConfigError, option_values, resolve_figure, validate_config
-from .engines import ENGINES
+from .config import ConfigError, option_values, per_preset, resolve_figure, validate_config
+from .registry import ENGINES
 
 #: The option name of the baseline variant (the figure itself at the sensitivity run count).
 BASELINE = "baseline"
@@ -63,15 +63,18 @@ def sensitivity_variants(
     ``derived``: figures declared with ``derived_from`` (never varied).
     """
     figures = config["figures"]
-    spec = config["sensitivity"]["runs"]
-    runs = spec[config["preset"]] if isinstance(spec, dict) else spec
-    zooms = {name: entry["source"] for name, entry in figures.items() if entry["engine"] == "zoom"}
+    runs = per_preset(config["sensitivity"]["runs"], config["preset"])
+    views = {
+        name: source
+        for name, entry in figures.items()
+        if (source := ENGINES[entry["engine"]].source(entry)) is not None
+    }
     varied = sorted(
         name
         for name in figures
         if name not in derived
-        and figures[name]["engine"] != "zoom"
-        and (name in claimed or any(z in claimed and src == name for z, src in zooms.items()))
+        and name not in views
+        and (name in claimed or any(v in claimed and src == name for v, src in views.items()))
     )
     settings: dict[str, dict] = {}
     variants: list[Variant] = []
@@ -104,13 +107,14 @@ def sensitivity_variants(
                 settings[name] = resolved
                 own.append(Variant(name, figure, option, value, entry[option]))
         variants += own
-        for zoom, source in sorted(zooms.items()):
-            if source != figure or zoom not in claimed:
+        for view, source in sorted(views.items()):
+            if source != figure or view not in claimed:
                 continue
+            resolved = resolve_figure(config, view)
             for variant in own:
-                name = f"{zoom}__{variant.name.removeprefix(figure + '__')}"
-                settings[name] = {**resolve_figure(config, zoom), "source": variant.name}
-                variants.append(Variant(name, zoom, variant.option, variant.value, variant.default))
+                name = f"{view}__{variant.name.removeprefix(figure + '__')}"
+                settings[name] = ENGINES[resolved["engine"]].with_source(resolved, variant.name)
+                variants.append(Variant(name, view, variant.option, variant.value, variant.default))
     return settings, variants, skipped
 
 

@@ -1,7 +1,7 @@
 """Config validation and the helpers every rule uses.
 
 Each rule's params are a canonical JSON string (sorted keys) of exactly what determines
-its outputs (colme.engines.stage_params), so Snakemake reruns a job when, and only when,
+its outputs (colme.registry.stage_params), so Snakemake reruns a job when, and only when,
 one of those values changed; reordering the config's keys or editing a title reruns no
 simulation.  Scripts read these params and their inputs, never snakemake.config.
 """
@@ -14,7 +14,8 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from colme.claims import load_claims
 from colme.config import ConfigError, load_schema, resolve_figure, validate_config
-from colme.engines import ENGINES, figure_caption, run_chunks, stage_params
+from colme.aggregation import run_chunks
+from colme.registry import ENGINES, figure_caption, stage_params
 from colme.provenance import canonical_json
 from colme.sensitivity import sensitivity_variants
 
@@ -86,23 +87,13 @@ def chunk_paths(directory, figure):
 
 
 def table_inputs(wildcards):
-    """Chunks and instances (simulated), the source's table (zoom), or nothing (analytic)."""
-    settings = SETTINGS[wildcards.figure]
-    if ENGINES[settings["engine"]].simulated:
-        return {
-            "sims": chunk_paths("chunks", wildcards.figure),
-            "instances": chunk_paths("instances", wildcards.figure),
-        }
-    if settings["engine"] == "zoom":
-        source = settings["source"]
-        return {
-            "table": f"results/tables/{source}.csv",
-            "meta": f"results/tables/{source}.json",
-            "supplement": f"results/tables/{source}_supplement.csv",
-            "covariance": f"results/tables/{source}_covariance.csv",
-            "diagnostics": f"results/tables/{source}_diagnostics.csv",
-        }
-    return {}
+    """The table stage's inputs, as the figure's engine names them (chunks, a source's
+    tables, or nothing)."""
+    figure = wildcards.figure
+    settings = SETTINGS[figure]
+    return ENGINES[settings["engine"]].table_inputs(
+        figure, settings, lambda kind: chunk_paths(kind, figure)
+    )
 
 
 def simulate_runtime(wildcards, attempt):

@@ -8,22 +8,23 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src")) 
 
 import pandas as pd  # noqa: E402
 
-from colme.claims import diagnostics_as_curves, evaluate, load_claims, to_markdown  # noqa: E402
+from colme.claims import (  # noqa: E402
+    diagnostics_as_curves,
+    evaluate,
+    load_claims,
+    tables_by_figure,
+    to_markdown,
+)
 from colme.provenance import atomic_write_text  # noqa: E402
 
-
-def by_figure(paths, suffix=""):
-    return {Path(p).stem.removesuffix(suffix): pd.read_csv(p) for p in paths}
-
-
-tables = by_figure(snakemake.input.tables)  # noqa: F821
+tables = tables_by_figure(snakemake.input.tables)  # noqa: F821
 for path in snakemake.input.diagnostics:  # noqa: F821
     tables[Path(path).stem] = diagnostics_as_curves(pd.read_csv(path))
 results = evaluate(
     load_claims(snakemake.input.claims),  # noqa: F821
     tables,
-    by_figure(snakemake.input.bounds, "_supplement"),  # noqa: F821
-    by_figure(snakemake.input.covariances, "_covariance"),  # noqa: F821
+    tables_by_figure(snakemake.input.bounds, "_supplement"),  # noqa: F821
+    tables_by_figure(snakemake.input.covariances, "_covariance"),  # noqa: F821
 )
 print(results.to_string())
 atomic_write_text(snakemake.output.csv, results.to_csv(index=False))  # noqa: F821

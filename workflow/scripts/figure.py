@@ -9,7 +9,7 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src")) 
 
 import pandas as pd  # noqa: E402
 
-from colme.engines import ENGINES  # noqa: E402
+from colme.registry import ENGINES  # noqa: E402
 from colme.provenance import figure_provenance, read_params, write_json  # noqa: E402
 
 params = read_params(snakemake.params.spec)  # noqa: F821

@@ -6,9 +6,9 @@ from pathlib import Path
 sys.stderr = sys.stdout = open(snakemake.log[0], "w")  # noqa: F821
 sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
 
-from colme.engines import ENGINES  # noqa: E402
+from colme.registry import ENGINES  # noqa: E402
 from colme.provenance import atomic_savez, read_params  # noqa: E402
-from colme.results import load_npz  # noqa: E402
+from colme.aggregation import load_npz  # noqa: E402
 
 params = read_params(snakemake.params.spec)  # noqa: F821
 engine = ENGINES[params["engine"]]

@@ -191,7 +191,7 @@ def pricer_optimise(
     """Algorithm 3: alternating minimisation of (8) over A (Gauss-Seidel) and sigma (10).
 
     sigma^(0) = sigma_thr, A^(0) = diag(1/p_i); K outer iterations (sigma stays sigma_thr,
-    see colme.interpretations.PRICER).
+    see colme.pricer.choices.CHOICES).
     """
     if d < 1:
         raise PricerError(f"d must be >= 1; got {d}")

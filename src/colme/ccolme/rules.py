@@ -2,7 +2,7 @@
 
 Everything here follows seed 002 (Yakimenka et al., "Communication-Constrained Private
 Decentralized Online Personalized Mean Estimation"), Sec. III.  The scalar threshold
-functions are compiled with Numba so the simulation kernel (``consensus``) and the tests
+functions are compiled with Numba so the simulation kernel (``ccolme.kernel``) and the tests
 call the very same code.
 
 All three rules are symmetric in (a, b) when all agents share the same data standard
@@ -44,6 +44,11 @@ OPTIMISTIC_RADII = {"sqrt_over_all": 0, "sqrt_closed_early": 1}
 def uniform_bernstein_beta(half_width: float) -> float:
     """Bernstein parameter of the uniform law on [mu - L, mu + L]: L / (2 sqrt 5) (Lemma 2)."""
     return half_width / (2.0 * math.sqrt(5.0))
+
+
+def laplace_beta_dp(sigma_dp: float) -> float:
+    """Bernstein parameter of Laplace(0, sigma_DP/sqrt 2) noise: sigma_DP/sqrt 2 (Sec. III-B)."""
+    return sigma_dp / math.sqrt(2.0)
 
 
 def noisy_mean_beta(sigma: float, beta: float, sigma_dp: float, beta_dp: float) -> float:

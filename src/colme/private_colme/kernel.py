@@ -30,7 +30,7 @@ import numba
 import numpy as np
 from scipy.special import ndtri
 
-from ._jit import jit_noalias
+from .._jit import jit_noalias
 from .mechanisms import (
     DATA_COEF,
     LAST_TIME,
@@ -43,16 +43,25 @@ from .mechanisms import (
     pm2_levels,
     release,
 )
-from .populations import UniformClasses
+from ..populations import UniformClasses
+from ..timegrid import checked_t_record
 from .variance import BAYES_PRIORS, VARIANCE_SCHEMES, bayes_variance, student_t_quantile, welch_dof
-from .privacy import gaussian_sigma_dp, laplace_sigma_dp, unit_laplace
+from ..privacy import gaussian_sigma_dp, laplace_sigma_dp, unit_laplace
 
 SCHEDULES = {"rr": 0, "rrr": 1}
-NOISES = ("gaussian", "laplace")
 RETESTS = ("query", "every_step")
 #: Per recorded t, averaged over agents: the share of a's classmates in C_a, the share of
 #: the other agents in C_a, and the mean number of releases kappa per accepted pair.
 DIAGNOSTICS = ("classmates in C_a", "non-classmates in C_a", "releases per accepted pair")
+
+
+#: Why a curve estimating its variance with another mechanism than PM-I cannot run.
+UNSUPPORTED_VARIANCE = "variance estimation (Sec. V) is implemented for PM-I only: use mechanism pm1"
+
+
+def variance_supported(variance: str, mechanism: str) -> bool:
+    """Whether a curve can run: variance estimation (Sec. V) is implemented for PM-I only."""
+    return variance == "known" or mechanism == "pm1"
 
 
 @dataclass(frozen=True)
@@ -359,14 +368,12 @@ def simulate_colme_runs(
     ``diagnostics`` (runs, curves, len(DIAGNOSTICS), len(t_record)), if given, receives the
     ``DIAGNOSTICS`` of every run and curve.
     """
-    t_record = np.asarray(spec.t_record, dtype=np.int64)
-    if t_record.ndim != 1 or t_record[0] < 1 or np.any(np.diff(t_record) <= 0):
-        raise ValueError("t_record must be strictly increasing times >= 1")
+    t_record = checked_t_record(spec.t_record)
     if spec.retest not in RETESTS:
         raise ValueError(f"retest must be one of {RETESTS}, got {spec.retest!r}")
     for curve in spec.curves:
-        if curve.variance != "known" and curve.mechanism != "pm1":
-            raise ValueError(f"{curve.name}: variance estimation (Sec. V) is implemented for PM-I only")
+        if not variance_supported(curve.variance, curve.mechanism):
+            raise ValueError(f"{curve.name}: {UNSUPPORTED_VARIANCE}")
     n = spec.n_agents
     thresholds = decision_thresholds(spec.theta0, spec.t_max)
     levels = pm2_levels(spec.t_max)

@@ -1,78 +1,10 @@
-"""The choices made where a paper is silent or inconsistent, one tuple per engine family.
+"""The choices made where seed 003 is silent (PriCER).
 
-Every figure's provenance (PDF metadata, sidecar JSON, report caption) lists the
-choices of its engine; the options behind them are recorded with the settings.
+Every PriCER figure's provenance (PDF metadata, sidecar JSON, report caption) lists them.
 """
 
-#: Choices made where seed 002 is silent; printed in every Fig. 1 caption/metadata.
-CONSENSUS = (
-    "W_ab^(t) of eq. (2) uses the current |C_b^(t)| and the previous consensus mu~_b^(t-1)",
-    "C_a^(0) is empty, so every agent resets its alpha clock at t = 1; mu~^(0) = 0 biases t = 1",
-    "alpha clock restart (alpha_reset): per_agent, each agent's own clock whenever its "
-    "C_a^(t) != C_a^(t-1) (Sec. V, as in [16, App. I.3]); global restarts every clock in the "
-    "step where any C_a^(t) changes (the public C-ColME code's one clock, restarted on its "
-    "graph_change flag); "
-    "none never restarts",
-    "optimistic radius (optimistic_radius): the square root over (1 + 1/t) ln(4 r M "
-    "sqrt(t + 1)/delta) too (sqrt_over_all, seed 002 and [16, Eq. (3)]) or closed after "
-    "2 (sigma_DP^2 + sigma^2)/t (sqrt_closed_early, as seed 000 prints it)",
-    "Bernstein parameter of the noisy difference (bernstein_beta): b~_a + b~_b as z_theta of "
-    "Sec. III-C1 prints it (sec3c1), or Sec. II-D's min(beta_X + beta_Y, sqrt 2 max(sigma_X, "
-    "sigma_Y, beta_X, beta_Y)) (sec2d; sqrt 2 b~ in the paper's set-up)",
-    "final if/else: local non-private mean when |C_b^(t)| <= 2 for all b in C_a^(t), a included",
-    "acceptance uses '<' for both rules (the optimistic rule's '<=' differs on a null event)",
-    "one fresh class assignment, graph and data stream per run; all curves of a panel share "
-    "them (common random numbers: same samples and unit Laplace draws scaled by sigma_DP)",
-    "Theorem 1 curve uses the asymptote factor of the panel's alpha schedule "
-    "(2 for t/(t+1), 20/19 for floor(t/10))",
-)
-
-#: Choices made where seed 004 is silent; printed in every Private-ColME figure's metadata.
-PRIVATE_COLME = (
-    "RR: agent a queries the others in increasing index order, cyclically, from the lowest "
-    "index (position l is queried at t = l + (i-1)(M-1), as in Proposition 3); rRR scans the "
-    "same order from the last queried position and skips agents outside C_a^(t-1)",
-    "decision rule re-evaluated for b only when b answers (t = t_kappa), unless "
-    "retest = every_step",
-    "before b's first answer b is in C_a with T = 0 and Var[T] = inf (weight 0)",
-    "Var[T] from the actual p-sum structure (each p-sum's noise counted once with its total "
-    "coefficient), maintained exactly per release",
-    "wMoM: uniform weights over releases 2^floor(log2 k)..k (the printed normalisation is "
-    "not a valid weight)",
-    "PM-II releases each p-sum with (eps, delta) / pm2_split, pm2_split = floor(log2 t_max) + 1 "
-    "by default (Sec. VII), so PM-I and PM-II give the same overall privacy",
-    "common random numbers: all curves share each run's samples and standard noise draws",
-    "unknown variance (Sec. V, PM-I): Welch test with Hill's Student-t quantile (Newton-refined "
-    "below 2.5 degrees of freedom); b is accepted with weight 0 until V_{b->a} exists; negative "
-    "estimates count as infinite variance; before t = 2 an agent keeps its own mean",
-    "Sch-Var-1 halves (eps, delta) for the mean p-sums and spends the other half on the "
-    "partial-variance releases (Lemma 3 noise), one per query interval like PM-I",
-    "Sch-Var-2 rebuilds each query interval's noisy sum from consecutive releases "
-    "(t_k R_k - t_{k-1} R_{k-1}), as the receiving agent can",
-    "Sch-Var-2's Welch test uses t_kappa - 1 degrees of freedom as printed (welch_dof: "
-    "kappa gives kappa - 1, the number of intervals its estimate is built from) and keeps "
-    "the first, shorter query interval (schvar2_first_interval: drop leaves it out)",
-    "rRR with retest = query makes a rejection permanent: a rejected b is never queried "
-    "again, so its statistic, hence the decision, never changes",
-)
-
-#: Choices behind the analytic Private-ColME figures (Proposition 3, Remark 3).
-PROPOSITION3_ORACLE = (
-    "Proposition 3 evaluated exactly: E[1/(t/sigma^2 + sum_l B_l / Var[T_l])] over independent "
-    "Bernoulli(1/Gamma) class memberships, as int_0^inf e^{-sc} prod_l (1 - p + p e^{-s x_l}) ds "
-    "(adaptive quadrature, relative tolerance 1e-11), not the paper's truncated sum",
-    "PM-II Var[T]: by default from the actual p-sum structure of the mechanism (validated "
-    "against simulation); the printed eq. (21) pools distinct dyadic blocks that share a bit "
-    "(it overstates MoM/wMoM variances from k = 7 on) and is drawn only with "
-    "pm2_variance: as_printed (RR curves); the settings record which one is drawn",
-    "rRR curves: Remark 3 (period n - 1 over the n - 1 classmates), averaged over "
-    "n - 1 ~ Binomial(M - 1, 1/Gamma)",
-    "wMoM: uniform weights over releases 2^floor(log2 k)..k",
-    "PM-II releases each p-sum with (eps, delta) / (floor(log2 t_max) + 1) unless pm2_split is set",
-)
-
 #: Every choice made where seed 003 is silent (goes into the figures' metadata).
-PRICER = (
+CHOICES = (
     "Index convention: alpha_ij is the weight node i applies to x_i when sending to node j and "
     "p_ij the probability of the link i -> j, as in Lemma 3.1 (3) and Theorem 4.1; eq. (1)-(2) "
     "are read with the same convention (node j receives tau_ij (alpha_ij x_i + n_ij)).",

@@ -1,16 +1,5 @@
-"""Closed forms: seed 002's Propositions 1-2, Theorem 1, Corollary 1 and the exact finite-t
-expected MSE of its Algorithm 1 under the oracle rule; seed 004's Proposition 3 and
-Remark 3 (Private-ColME with an oracle class estimator), evaluated exactly.
-
-The exact oracle expectation is the yardstick for the simulation engine: with the oracle
-rule the mixing matrix W is fixed after t = 1, every agent's alpha clock equals t, and the
-error e_t = mu~_t - mu obeys the linear recursion
-
-    e_t = c_t S_t + alpha_t W e_{t-1},   c_t = (1 - alpha_t)/t,   S_t = sum_{s<=t} eta_s,
-
-with eta_s the i.i.d. per-agent sample-plus-noise deviations (variance sigma^2 + sigma_DP^2)
-and e_0 = -mu (mu~^(0) = 0).  Its first two moments follow exactly (``oracle_expected_mse``).
-"""
+"""Closed forms of seed 004: Proposition 3 (RR) and Remark 3 (rRR), Private-ColME with an
+oracle class estimator, evaluated exactly, and Ideal averaged over random classes."""
 
 from __future__ import annotations
 
@@ -21,7 +10,6 @@ import numpy as np
 from scipy.integrate import quad
 from scipy.stats import binom
 
-from .graphs import adjacency
 from .mechanisms import (
     MECHANISMS,
     VARIANCE,
@@ -31,116 +19,6 @@ from .mechanisms import (
     printed_pm2_noise_table,
     release,
 )
-from .decision_rules import alpha_table, mixing_matrix
-
-#: lim t * MSE / ((sigma^2 + sigma_DP^2)/n_a) for a fully mixing class component.
-#: alpha_t = t/(t+1): 2 (Theorem 1).  alpha_t = (floor(t/10)+1)/(floor(t/10)+2):
-#: 1 - alpha_t ~ 10/t gives 100/81 * int_0^1 (1 - x^9)^2 dx = 20/19.
-ALPHA_FACTOR = {"theory": 2.0, "floor10": 20.0 / 19.0}
-
-
-def local_mse(t: np.ndarray, sigma: float) -> np.ndarray:
-    """Proposition 1: average MSE sigma^2 / t of the purely local sample mean."""
-    return sigma**2 / np.asarray(t, dtype=np.float64)
-
-
-def ideal_mse(t: np.ndarray, sigma: float, component_sizes: np.ndarray) -> np.ndarray:
-    """Proposition 2: (1/(M t)) sum_a sigma^2 / n_a, the non-private pooled benchmark."""
-    return np.mean(sigma**2 / np.asarray(component_sizes, dtype=np.float64)) / np.asarray(
-        t, dtype=np.float64
-    )
-
-
-def theorem1_coefficient(
-    component_sizes: np.ndarray, sigma: float, sigma_dp: float, alpha_factor: float = 2.0
-) -> float:
-    """t times Theorem 1's asymptotic average MSE for one instance.
-
-    (1/M) (sum_{n_a <= 2} sigma^2 + sum_{n_a >= 3} f (sigma^2 + sigma_DP^2)/n_a) with
-    f = 2 for alpha_t = t/(t+1) as in the theorem; ``alpha_factor`` = 20/19 gives the
-    asymptote of the floor(t/10) schedule (``ALPHA_FACTOR``).
-    """
-    n = np.asarray(component_sizes, dtype=np.float64)
-    small = n <= 2
-    terms = np.where(small, sigma**2, alpha_factor * (sigma**2 + sigma_dp**2) / n)
-    return float(terms.mean())
-
-
-def corollary1_terms(component_sizes: np.ndarray, sigma: float) -> tuple[float, float]:
-    """Numerator and denominator of Corollary 1's bound (3) for one instance.
-
-    sigma_DP^2 < sum_{n_a >= 3} sigma^2 (1 - 2/n_a) / (2 sum_{n_a >= 3} 1/n_a).
-    An instance without components of size >= 3 has (0, 0): no gain is possible.
-    """
-    n = np.asarray(component_sizes, dtype=np.float64)
-    large = n[n >= 3]
-    return float(np.sum(sigma**2 * (1.0 - 2.0 / large))), float(2.0 * np.sum(1.0 / large))
-
-
-def oracle_mixing_matrix(
-    edges: np.ndarray, classes: np.ndarray, weight_offset: float = 1.0
-) -> np.ndarray:
-    """W of eq. (2) when every agent accepts exactly its same-class neighbours."""
-    adj = adjacency(edges, classes.shape[0])
-    return mixing_matrix(adj & (classes[:, None] == classes[None, :]), weight_offset)
-
-
-def oracle_expected_mse(
-    edges: np.ndarray,
-    classes: np.ndarray,
-    agent_means: np.ndarray,
-    sigma: float,
-    sigma_dp: float,
-    alpha_schedule: str,
-    t_record: np.ndarray,
-    component_sizes: np.ndarray,
-    weight_offset: float = 1.0,
-) -> np.ndarray:
-    """Exact E[average MSE] of Algorithm 1 with the oracle rule at the times ``t_record``.
-
-    Propagates the mean m_t = alpha_t W m_{t-1} (m_0 = -mu) and the covariances
-    P_t = Cov(e_t), Q_t = E[e_t S_t^T] of the recursion in the module docstring:
-
-        Q_t = c_t t v I + alpha_t W Q_{t-1},
-        P_t = c_t^2 t v I + c_t alpha_t (W Q_{t-1} + Q_{t-1}^T W^T) + alpha_t^2 W P_{t-1} W^T,
-
-    v = sigma^2 + sigma_DP^2.  Agents with n_a <= 2 take the final if/else branch of
-    Algorithm 1 (local mean, MSE sigma^2/t).  Cost O(t_max M^3): for tests and small M.
-    """
-    t_record = np.asarray(t_record, dtype=np.int64)
-    t_max = int(t_record[-1])
-    weights = oracle_mixing_matrix(edges, classes, weight_offset)
-    alpha = alpha_table(alpha_schedule, t_max)
-    n_agents = classes.shape[0]
-    variance = sigma**2 + sigma_dp**2
-    identity = np.eye(n_agents)
-    mean = -np.asarray(agent_means, dtype=np.float64)
-    cov = np.zeros((n_agents, n_agents))
-    cross = np.zeros((n_agents, n_agents))
-    fallback = np.asarray(component_sizes) <= 2
-    out = np.empty(len(t_record))
-    next_record = 0
-    for t in range(1, t_max + 1):
-        step = alpha[t]
-        gain = (1.0 - step) / t
-        mixed_cross = weights @ cross
-        cov = (
-            gain**2 * t * variance * identity
-            + gain * step * (mixed_cross + mixed_cross.T)
-            + step**2 * weights @ cov @ weights.T
-        )
-        cross = gain * t * variance * identity + step * mixed_cross
-        mean = step * weights @ mean
-        if t == t_record[next_record]:
-            per_agent = np.where(fallback, sigma**2 / t, np.diag(cov) + mean**2)
-            out[next_record] = per_agent.mean()
-            next_record += 1
-    return out
-
-
-# ----------------------------------------------------------------------------------------
-# Seed 004: Private-ColME with an oracle class estimator (Proposition 3, Remark 3).
-
 
 def release_variances(
     positions: np.ndarray, period: int, k_max: int, mechanism: str, weights: str,

@@ -1,0 +1,158 @@
+"""Chunk files and their aggregation into tidy tables, whatever the engine.
+
+A chunk file holds the per-run average-MSE curves (not only their sums): aggregation
+concatenates the chunks in run order and reduces once, so the tables are bit-identical
+whatever the chunk size, the number of cores or the executor.  What a table says about a
+curve beyond its name (``curve_fields``) and which closed-form curves it adds
+(``analytic_frames``) are the engine's.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .baselines import ideal_mse, local_mse
+
+COVARIANCE_COLUMNS = ["curve_a", "curve_b", "t", "cov"]
+DIAGNOSTICS_COLUMNS = ["curve", "quantity", "t", "value", "se", "runs"]
+
+
+def run_chunks(runs: int, chunk_runs: int) -> list[tuple[int, int]]:
+    """Run ranges [start, stop) of ``chunk_runs`` runs each (the last may be shorter).
+
+    A range depends only on its position, never on the total, so raising ``runs`` keeps
+    every full chunk and only adds new ones.
+    """
+    return [(start, min(start + chunk_runs, runs)) for start in range(0, runs, chunk_runs)]
+
+
+def load_npz(path: str | Path) -> dict[str, np.ndarray]:
+    with np.load(path, allow_pickle=False) as data:
+        return {key: data[key] for key in data.files}
+
+
+def concatenate_runs(parts: list[dict], key: str) -> np.ndarray:
+    """``key`` of every chunk (or instance file), concatenated in run order."""
+    parts = sorted(parts, key=lambda part: int(part["runs"][0]))
+    return np.concatenate([part[key] for part in parts])
+
+
+def mean_se(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean over axis 0 and its standard error (NaN with a single run)."""
+    n = values.shape[0]
+    se = values.std(axis=0, ddof=1) / math.sqrt(n) if n > 1 else np.full(values.shape[1:], np.nan)
+    return values.mean(axis=0), se
+
+
+def analytic_frame(name, rule, eps, t, mse, se, runs) -> pd.DataFrame:
+    """Rows of one closed-form curve in the tidy table's columns (``kind`` analytic)."""
+    return pd.DataFrame(
+        {
+            "curve": name,
+            "kind": "analytic",
+            "rule": rule,
+            "eps": eps,
+            "t": t,
+            "mse": np.broadcast_to(mse, t.shape),
+            "se": np.broadcast_to(se, t.shape),
+            "runs": runs,
+        }
+    )
+
+
+def aggregate_table(
+    spec,
+    sims: list[dict],
+    instances: list[dict],
+    curve_fields: Callable[[object, object], dict],
+    analytic_frames: Callable[[object, np.ndarray, np.ndarray], Iterable[pd.DataFrame]],
+) -> pd.DataFrame:
+    """Tidy table: one row per curve and recorded t (simulated curves, Local, Ideal, then the
+    engine's closed-form curves).
+
+    Columns: curve, kind (simulated/analytic), the engine's ``curve_fields`` (rule, eps,
+    ...), t, mse, se, runs.  Ideal and the engine's ``analytic_frames(spec, t, sizes)``
+    average over the panel's instances (class-induced component sizes n_a); their ``se`` is
+    over instances.
+    """
+    runs = concatenate_runs(sims, "runs")
+    if np.any(np.diff(runs) != 1) or runs[0] != 0:
+        raise ValueError("chunks do not cover consecutive runs from 0: missing or duplicate chunk")
+    mse = concatenate_runs(sims, "mse")
+    t = sims[0]["t"].astype(np.int64)
+    sizes = concatenate_runs(instances, "component_sizes")
+    sigma = spec.population.sigma
+    frames = []
+    mean, se = mean_se(mse)
+    for index, curve in enumerate(spec.curves):
+        frames.append(
+            pd.DataFrame(
+                {
+                    "curve": curve.name,
+                    "kind": "simulated",
+                    **curve_fields(spec, curve),
+                    "t": t,
+                    "mse": mean[index],
+                    "se": se[index],
+                    "runs": len(runs),
+                }
+            )
+        )
+    local = local_mse(t, sigma)
+    frames.append(analytic_frame("Local", "local", math.nan, t, local, np.zeros_like(local), 0))
+    ideal_per_instance = np.array([ideal_mse(1.0, sigma, n) for n in sizes])
+    coef, coef_se = mean_se(ideal_per_instance[:, None])
+    frames.append(analytic_frame("Ideal", "ideal", math.nan, t, coef / t, coef_se / t, len(sizes)))
+    frames.extend(analytic_frames(spec, t, sizes))
+    return pd.concat(frames, ignore_index=True)
+
+
+def diagnostics_table(spec, sims: list[dict], names: tuple[str, ...]) -> pd.DataFrame:
+    """Tidy diagnostics of a simulated figure: per curve, quantity and recorded t, the mean
+    over runs and its standard error (empty where the engine records none).
+
+    ``names`` are the engine's diagnostic quantities, in the chunks' order.
+    """
+    values = concatenate_runs(sims, "diagnostics")  # (runs, curves, quantities, t)
+    t = sims[0]["t"].astype(np.int64)
+    counted = np.sum(~np.isnan(values), axis=0)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices: NaN, as wanted
+        mean = np.nanmean(values, axis=0)
+        se = np.nanstd(values, axis=0, ddof=1) / np.sqrt(np.maximum(counted, 1))
+    frames = [
+        pd.DataFrame({"curve": curve.name, "quantity": name, "t": t, "value": mean[i, q],
+                      "se": se[i, q], "runs": counted[i, q]})
+        for i, curve in enumerate(spec.curves)
+        for q, name in enumerate(names)
+    ]
+    return pd.concat(frames, ignore_index=True)
+
+
+def covariance_table(spec, sims: list[dict]) -> pd.DataFrame:
+    """Covariance of the Monte Carlo means of every pair of simulated curves, per t.
+
+    The curves of a panel share each run's instance, samples and noise draws (common
+    random numbers), so their per-run MSEs are correlated; ``cov`` = sample covariance of
+    the per-run values / runs, in the units of ``se**2``, gives the paired standard error
+    of a difference, sqrt(se_a^2 + se_b^2 - 2 cov), which the claim checks use.
+    """
+    mse = concatenate_runs(sims, "mse")
+    runs = mse.shape[0]
+    t = sims[0]["t"].astype(np.int64)
+    names = [curve.name for curve in spec.curves]
+    if runs < 2:
+        return pd.DataFrame(columns=COVARIANCE_COLUMNS)
+    centred = mse - mse.mean(axis=0)
+    frames = []
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            cov = (centred[:, i] * centred[:, j]).sum(axis=0) / (runs - 1) / runs
+            frames.append(pd.DataFrame({"curve_a": names[i], "curve_b": names[j], "t": t, "cov": cov}))
+    return pd.concat(frames, ignore_index=True)

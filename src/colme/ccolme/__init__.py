@@ -1,0 +1,9 @@
+"""Private-C-ColME: seed 002 (Yakimenka et al., "Communication-constrained private
+decentralized online personalized mean estimation"; seed 000 is its conference version).
+
+Modules, along the paper's seams: ``rules`` (decision rules, confidence schedules, the
+mixing weights of eq. (2) and the alpha schedules, Sec. III), ``kernel`` (Algorithm 1,
+compiled, every curve of a panel per pass), ``closed_forms`` (Theorem 1, Corollary 1, the
+exact oracle expectation), ``tables`` (Theorem 1's curves, Corollary 1's bound),
+``choices`` (where the paper is silent), ``plots`` and ``engine`` (engine ``ccolme``).
+"""

@@ -1,0 +1,175 @@
+"""The Private-ColME engines (seed 004): the simulated Algorithm 1 and the exact oracle
+curves of Proposition 3 / Remark 3."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from ..engines import (
+    NO_DIAGNOSTICS,
+    NO_PAIRS,
+    Engine,
+    FigureTables,
+    SimulatedEngine,
+    population,
+    wall_minutes,
+)
+from ..errors import ConfigError
+from ..timegrid import figure_grid
+from .choices import ORACLE, SIMULATION
+from .kernel import DIAGNOSTICS, UNSUPPORTED_VARIANCE, ColmeCurve, ColmeSpec, simulate_colme_runs, variance_supported
+from .tables import curve_fields, oracle_table, privacy_table
+
+SCHEMA = Path(__file__).with_name("schema.yaml")
+#: Conservative throughputs for sizing cluster jobs: agent-steps/s (one query, release
+#: and update; 10x below the measured) and pair tests/s (retest = every_step).
+CONSERVATIVE_AGENT_STEPS_PER_SECOND = 6e5
+CONSERVATIVE_PAIR_TESTS_PER_SECOND = 2e8
+
+
+def panel_curves(params: dict, oracle: bool) -> tuple[ColmeCurve, ...]:
+    """The curves of a panel: its explicit ``curves`` list, or the product of its
+    schedules, mechanisms, weights and noises."""
+    if params.get("curves"):
+        return tuple(ColmeCurve(**curve, oracle=oracle) for curve in params["curves"])
+    return tuple(
+        ColmeCurve(schedule, mechanism, weights, noise, oracle)
+        for schedule in params["schedules"]
+        for mechanism in params["mechanisms"]
+        for weights in params["weights"]
+        for noise in params["noises"]
+    )
+
+
+def panel_spec(params: dict, oracle: bool) -> ColmeSpec:
+    """A Private-ColME spec; keys only one of the two engines has keep the spec's defaults
+    (the simulation's decision-rule keys, the analytic figures' pm2_variance)."""
+    optional = ("theta0", "retest", "pm2_variance", "bayes_prior", "welch_dof", "schvar2_first_interval")
+    return ColmeSpec(
+        n_agents=params["n_agents"],
+        curves=panel_curves(params, oracle),
+        t_record=figure_grid(params),
+        eps=float(params["eps"]),
+        delta=float(params["delta"]),
+        pm2_split=params["pm2_split"],
+        population=population(params),
+        **{key: params[key] for key in optional if key in params},
+    )
+
+
+def check_panel(settings: dict, where: str) -> None:
+    """Privacy parameters and curves a Private-ColME panel can actually run with."""
+    for index, curve in enumerate(settings.get("curves") or ()):
+        if not variance_supported(curve["variance"], curve["mechanism"]):
+            raise ConfigError(f"{where}.curves[{index}]: {UNSUPPORTED_VARIANCE}")
+    noises = {c["noise"] for c in settings.get("curves") or ()} or set(settings["noises"])
+    if "gaussian" in noises and not 0 < settings["eps"] <= 1:
+        raise ConfigError(
+            f"{where}.eps={settings['eps']}: the Gaussian mechanism (seed 004 Lemma 1) needs "
+            "0 < eps <= 1; use noises: [laplace] for larger eps"
+        )
+    if settings.get("pm2_variance") == "as_printed" and "rrr" in settings["schedules"]:
+        raise ConfigError(
+            f"{where}.pm2_variance=as_printed: eq. (21) as printed is only drawn for RR "
+            "(Proposition 3); remove 'rrr' from schedules or use pm2_variance: mechanism"
+        )
+
+
+def panel_style(table):
+    from .plots import panel_style
+
+    return panel_style(table)
+
+
+class PrivateColmeEngine(SimulatedEngine):
+    """Private-ColME (seed 004): all-to-all queries, p-sum releases, decision rule."""
+
+    name = "colme"
+    schema = SCHEMA
+    figure_schema = "colme_figure"
+    interpretations = SIMULATION
+    diagnostics = DIAGNOSTICS
+
+    def check(self, settings, where, config):
+        check_panel(settings, where)
+
+    def numeric_params(self, settings: dict) -> dict:
+        params = super().numeric_params(settings)
+        if params.get("curves"):  # an explicit curve list replaces the product
+            for key in ("schedules", "mechanisms", "weights", "noises"):
+                params.pop(key, None)
+        return params
+
+    def spec(self, params: dict) -> ColmeSpec:
+        return panel_spec(params, oracle=params["oracle"])
+
+    def run_kernel(self, spec, params, instances, generators, diagnostics):
+        return simulate_colme_runs(spec, instances["classes"], generators, diagnostics)
+
+    def curve_fields(self, spec, curve):
+        return curve_fields(spec, curve)
+
+    def supplement(self, spec, instances):
+        privacy = privacy_table(spec)
+        return privacy, {"privacy": privacy.to_dict(orient="records")}
+
+    def details(self, settings: dict) -> str:
+        return f"eps {settings['eps']:g}, delta {settings['delta']:g}, retest {settings['retest']}"
+
+    def panel_style(self, table):
+        return panel_style(table)
+
+    def interpretation_options(self, settings: dict) -> tuple[str, ...]:
+        variances = {curve.variance for curve in panel_curves(settings, settings["oracle"])}
+        # retest = every_step with estimated variances runs a Welch test per pair and step:
+        # over an hour per 5-run chunk at M = 200 on one core, too slow to flip routinely.
+        return (
+            (("retest",) if variances == {"known"} else ())
+            + (("welch_dof", "schvar2_first_interval") if variances & {"schvar2", "schvar2_bayes"} else ())
+            + (("bayes_prior",) if "schvar2_bayes" in variances else ())
+        )
+
+    def runtime_minutes(self, params: dict, runs: int) -> int:
+        curves = len(self.spec(params).curves)
+        steps = runs * curves * params["t_max"] * params["n_agents"]
+        seconds = steps / CONSERVATIVE_AGENT_STEPS_PER_SECOND
+        if params["retest"] == "every_step":
+            seconds += steps * params["n_agents"] / CONSERVATIVE_PAIR_TESTS_PER_SECOND
+        return wall_minutes(seconds)
+
+
+class OracleEngine(Engine):
+    """Seed 004 Proposition 3 (RR) and Remark 3 (rRR) with the oracle class estimator, exact."""
+
+    name = "oracle"
+    schema = SCHEMA
+    figure_schema = "oracle_figure"
+    overridable = ("t_max",)
+    interpretations = ORACLE
+    unused_globals = frozenset({"precision", "seed"})
+
+    def check(self, settings, where, config):
+        check_panel(settings, where)
+
+    def spec(self, params: dict) -> ColmeSpec:
+        return panel_spec(params, oracle=True)
+
+    def tables(self, figure, params, inputs):
+        spec = self.spec(params)
+        start = time.process_time()
+        table = oracle_table(spec)
+        privacy = privacy_table(spec)
+        extras = {"curves": [c.name for c in spec.curves], "privacy": privacy.to_dict(orient="records")}
+        provenance = {"runs": 0, "compute_seconds": time.process_time() - start, **extras}
+        return FigureTables(table, privacy, NO_PAIRS, NO_DIAGNOSTICS, provenance)
+
+    def subtitle(self, meta: dict) -> str:
+        settings = meta["settings"]
+        return f"analytic (oracle class estimator), eps {settings['eps']:g}, delta {settings['delta']:g}"
+
+    def panel_style(self, table):
+        return panel_style(table)
+
+    def interpretation_options(self, settings: dict) -> tuple[str, ...]:
+        return ("pm2_variance",) if "pm2" in settings["mechanisms"] else ()

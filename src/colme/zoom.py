@@ -1,0 +1,93 @@
+"""The zoom engine: another figure's table redrawn over t <= t_max, drawn as its source is.
+
+A view, not an experiment: it knows no paper, and draws through its source's engine.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from .errors import ConfigError
+from .engines import Engine, FigureTables
+
+
+def _engines():
+    from .registry import ENGINES  # the registry lists this engine too
+
+    return ENGINES
+
+
+class ZoomEngine(Engine):
+    """Another figure's table redrawn over t <= t_max, drawn as its source is."""
+
+    name = "zoom"
+    figure_schema = "zoom_figure"
+    unused_globals = frozenset({"precision", "seed", "population"})
+    drawing_keys = ("title", "draws_as")
+
+    def standalone_config(self, entry):
+        source = next(engine.name for engine in _engines().values() if engine.time_axis and engine is not self)
+        return {"figures": {"source": {"engine": source}, "figure": {"source": "source", **entry}}}
+
+    def source(self, settings):
+        return settings.get("source")
+
+    def with_source(self, settings, source):
+        return {**settings, "source": source}
+
+    def complete(self, settings, config):
+        settings["draws_as"] = config["figures"][settings["source"]]["engine"]
+
+    def check(self, settings, where, config):
+        figures = config["figures"]
+
+        def zoomable(name):
+            engine = _engines()[figures[name]["engine"]]
+            return engine.time_axis and engine.source(figures[name]) is None
+
+        source = settings["source"]
+        if source not in figures or not zoomable(source):
+            raise ConfigError(
+                f"{where}.source={source!r}: must name a figure with a time axis; configured: "
+                f"{sorted(f for f in figures if zoomable(f))}"
+            )
+
+    def table_inputs(self, figure, settings, chunk_paths):
+        source = settings["source"]
+        return {
+            "table": f"results/tables/{source}.csv",
+            "meta": f"results/tables/{source}.json",
+            "supplement": f"results/tables/{source}_supplement.csv",
+            "covariance": f"results/tables/{source}_covariance.csv",
+            "diagnostics": f"results/tables/{source}_diagnostics.csv",
+        }
+
+    def tables(self, figure, params, inputs):
+        source_meta = json.loads(Path(inputs["meta"]).read_text())
+        table = pd.read_csv(inputs["table"])
+        zoomed = table[table["t"] <= params["t_max"]]
+        pairs = pd.read_csv(inputs["covariance"])
+        diagnostics = pd.read_csv(inputs["diagnostics"])
+        meta = {**source_meta, "zoom": {"source": params["source"], "t_max": params["t_max"]}}
+        return FigureTables(
+            zoomed,
+            pd.read_csv(inputs["supplement"]),
+            pairs[pairs["t"] <= params["t_max"]],
+            diagnostics[diagnostics["t"] <= params["t_max"]],
+            meta,
+        )
+
+    def provenance(self, figure, params, extras):
+        return {**extras, "figure": figure}  # the source's, with the zoom recorded
+
+    def figure_interpretations(self, settings):
+        return _engines()[settings["draws_as"]].interpretations
+
+    def subtitle(self, meta):
+        return _engines()[meta["settings"]["engine"]].subtitle(meta)
+
+    def draw(self, table, meta, title, pdf, png):
+        _engines()[meta["settings"]["engine"]].draw(table, meta, title, pdf, png)
