@@ -29,6 +29,7 @@ test: $(BIN)/.installed
 lint: $(BIN)/.installed
 	$(BIN)/snakemake --lint
 	$(BIN)/snakefmt --check Snakefile workflow/rules
+	$(BIN)/ruff check src tests benchmarks workflow/scripts
 
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/bench_consensus.py

@@ -56,7 +56,8 @@ def main() -> None:
         curves, grid, bias, se = paired_bias(degree, args.runs, args.t_max)
         for c, curve in enumerate(curves):
             cells = "  ".join(
-                f"t={t}: {100 * bias[c, i]:+.2e}% +- {100 * se[c, i]:.1e}% ({bias[c, i] / se[c, i]:+.1f} se)" for i, t in enumerate(grid)
+                f"t={t}: {100 * bias[c, i]:+.2e}% +- {100 * se[c, i]:.1e}% ({bias[c, i] / se[c, i]:+.1f} se)"
+                for i, t in enumerate(grid)
             )
             print(f"r={degree:2d} {curve.name:18s} {cells}", flush=True)
         print(f"r={degree} done in {time.perf_counter() - start:.0f} s ({args.runs} runs)", flush=True)

@@ -5,7 +5,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 
-import pytest  # noqa: E402
+import pytest
 
 
 @pytest.fixture(scope="session")

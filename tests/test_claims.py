@@ -80,10 +80,7 @@ GROWING = (1 + T / 500) / T, 0.001 / T  # ratio 1.1 at mid-range, 1.2 at t_max
     ],
 )
 def test_ordering_gain_no_gain(check, data, expected):
-    if check is ordering:
-        result = check(data, "A", "B")
-    else:
-        result = check(data, "A")
+    result = check(data, "A", "B") if check is ordering else check(data, "A")
     assert result.verdict == expected, result
 
 
@@ -144,10 +141,7 @@ def exact(factor):
 )
 def test_exact_comparisons_are_never_inconclusive(check, data, expected):
     # A 0.1% difference is far below any Monte Carlo noise but exact: it decides.
-    if check is ordering:
-        result = check(data, "A", "B", t_range=(0.0, 1.0))
-    else:
-        result = check(data, "A")
+    result = check(data, "A", "B", t_range=(0.0, 1.0)) if check is ordering else check(data, "A")
     assert result.verdict == expected, result
     assert "exact" in result.measured
 
@@ -484,8 +478,8 @@ def test_ordering_on_another_x_column():
 def simulated_pair(seed=3, runs=400, shift=0.02, noise=0.01):
     """Per-run MSE curves of two curves sharing most of their noise (common random numbers),
     B = A + shift/t + a little independent noise: their tables and covariance."""
-    from colme.ccolme.kernel import Curve, PanelSpec
     from colme.aggregation import aggregate_table, covariance_table
+    from colme.ccolme.kernel import Curve, PanelSpec
     from colme.registry import ENGINES
 
     rng = np.random.default_rng(seed)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from colme.config import ConfigError, resolve_figure, validate_config
 from colme.aggregation import run_chunks
+from colme.config import ConfigError, resolve_figure, validate_config
 from colme.timegrid import time_grid
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,12 +41,18 @@ def test_shipped_config_is_valid_and_gets_defaults():
          ["figures.fig1_r5.alpha_schedule", "floor10", "theory"]),
         (lambda c: c["figures"]["fig1_r5"].update(eps=[0, 1]), ["figures.fig1_r5.eps[0]"]),
         (lambda c: c["figures"]["fig1_r20"].update(runs={"default": 3}), ["figures.fig1_r20.runs"]),
-        (lambda c: c["figures"]["fig1_r20"].update(theta_k=[7, 6]), ["figures.fig1_r20.theta_k", "one Bernstein exponent"]),
+        (
+            lambda c: c["figures"]["fig1_r20"].update(theta_k=[7, 6]),
+            ["figures.fig1_r20.theta_k", "one Bernstein exponent"],
+        ),
         (lambda c: c["figures"]["fig1_r20"].update(n_agents=21, degree=5), ["figures.fig1_r20.degree", "even"]),
         (lambda c: c["figures"]["fig1_r20"].update(weigths="eq2"), ["figures.fig1_r20", "weigths", "weights"]),
         (lambda c: c.update(precision="float16"), ["precision", "float32"]),
         (lambda c: c["figures"]["fig2_sim"].update(eps=2.0), ["figures.fig2_sim.eps", "0 < eps <= 1", "laplace"]),
-        (lambda c: c["figures"]["fig2_sim"].update(mechanisms=["pm3"]), ["figures.fig2_sim.mechanisms[0]", "pm1", "pm2"]),
+        (
+            lambda c: c["figures"]["fig2_sim"].update(mechanisms=["pm3"]),
+            ["figures.fig2_sim.mechanisms[0]", "pm1", "pm2"],
+        ),
         (lambda c: c["figures"]["fig2_oracle_m200"].update(pm2_variance="as_printed"),
          ["figures.fig2_oracle_m200.pm2_variance", "RR"]),
         (lambda c: c["figures"]["fig4_laplace_oracle"].update(runs=5), ["fig4_laplace_oracle", "runs"]),

@@ -5,20 +5,20 @@ import math
 import numpy as np
 import pytest
 
-from colme.privacy import laplace_sigma_dp
 from colme.ccolme.rules import (
-    laplace_beta_dp,
-    acceptance_threshold,
     OPTIMISTIC_RADII,
+    acceptance_threshold,
     alpha_table,
     bernstein_threshold,
     difference_beta,
+    laplace_beta_dp,
     mixing_matrix,
     noisy_mean_beta,
     optimistic_radius,
     theta_schedule,
     uniform_bernstein_beta,
 )
+from colme.privacy import laplace_sigma_dp
 
 SIGMA = 0.5
 L = SIGMA * math.sqrt(3)
@@ -43,9 +43,8 @@ def test_bernstein_threshold_closed_form():
     by_hand = 2 * 2 * beta_bar / 10 * log_term + math.sqrt(2 * SIGMA**2 + 2 * sigma_dp**2) / 10 * math.sqrt(
         2 * log_term
     )
-    assert bernstein_threshold(100, theta, SIGMA, SIGMA, difference_beta(beta_bar, beta_bar, SIGMA, SIGMA, sigma_dp), sigma_dp) == pytest.approx(
-        by_hand, rel=1e-12
-    )
+    beta_pair = difference_beta(beta_bar, beta_bar, SIGMA, SIGMA, sigma_dp)
+    assert bernstein_threshold(100, theta, SIGMA, SIGMA, beta_pair, sigma_dp) == pytest.approx(by_hand, rel=1e-12)
     # Lemma 2 and the min/max of Lemma 3 for these numbers:
     assert uniform_bernstein_beta(L) == pytest.approx(L / (2 * math.sqrt(5)))
     expected_beta_bar = min(SIGMA + sigma_dp, max(L / (2 * math.sqrt(5)) + sigma_dp / math.sqrt(2),

@@ -1,4 +1,4 @@
-"""The workflow stays `snakemake --lint` and `snakefmt` clean."""
+"""The workflow stays `snakemake --lint`, `snakefmt` and `ruff` clean."""
 
 import shutil
 import subprocess
@@ -18,5 +18,12 @@ def test_snakemake_lint_clean():
 def test_snakefmt_clean():
     snakefmt = shutil.which("snakefmt", path=str(Path(sys.executable).parent)) or "snakefmt"
     result = subprocess.run([snakefmt, "--check", "Snakefile", "workflow/rules"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_clean():
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or "ruff"
+    result = subprocess.run([ruff, "check", "src", "tests", "benchmarks", "workflow/scripts"], cwd=ROOT,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr

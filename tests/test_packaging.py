@@ -220,8 +220,10 @@ def test_citation_cff():
     assert titles == {
         "Differentially-Private Collaborative Online Personalized Mean Estimation",
         "Communication-Constrained Private Decentralized Online Personalized Mean Estimation",
-        "Collaborative Mean Estimation over Intermittently Connected Networks with "
-        "Peer-To-Peer Privacy",
+        (
+            "Collaborative Mean Estimation over Intermittently Connected Networks with "
+            "Peer-To-Peer Privacy"
+        ),
     }
     readme = (ROOT / "README.md").read_text()
     assert "## How to cite" in readme and "CITATION.cff" in readme

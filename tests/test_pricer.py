@@ -347,7 +347,7 @@ def test_feasible_set_and_plots(tmp_path):
     table = pr.feasible_set_table(pricer_settings("feasible_set"))
     feas = table[table.curve.str.startswith("feasible")]
     assert not (feas.sigma_factor < 1).any()  # below sigma_thr the box misses H in some row
-    net, priv = pr.fig2_instance(pricer_settings("feasible_set"))
+    net, _ = pr.fig2_instance(pricer_settings("feasible_set"))
     for (i, _), pts in feas.groupby(["row", "curve"]):
         g = net.p * net.P[i - 1]
         np.testing.assert_allclose(g[0] * pts.alpha_1 + g[1] * pts.alpha_2, 1.0)

@@ -4,9 +4,8 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
-
 from reference import unit_laplace_from_uniform
+from scipy import stats
 
 from colme.ccolme.rules import laplace_beta_dp
 from colme.privacy import (

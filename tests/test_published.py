@@ -15,9 +15,9 @@ import yaml
 
 from colme.claims import load_claims
 from colme.config import resolve_figure, validate_config
-from colme.registry import ENGINES, stage_params
 from colme.provenance import canonical_json
 from colme.publish import published_figures
+from colme.registry import ENGINES, stage_params
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = yaml.safe_load((ROOT / "config.yaml").read_text())

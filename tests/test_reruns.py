@@ -26,10 +26,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from colme.config import _branch, load_schema, resolve_figure, validate_config
 from colme.aggregation import run_chunks
-from colme.registry import ENGINES, figure_caption, stage_params
+from colme.config import _branch, load_schema, resolve_figure, validate_config
 from colme.provenance import canonical_json
+from colme.registry import ENGINES, figure_caption, stage_params
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = yaml.safe_load((ROOT / "config.yaml").read_text())
@@ -145,7 +145,8 @@ def other_value(schema: dict, value):
     if isinstance(value, str):
         return value + " (edited)"
     if isinstance(value, list):
-        items = _branch({}, schema.get("items", {}), SCHEMA) if "$ref" in schema.get("items", {}) else schema.get("items", {})
+        items = schema.get("items", {})
+        items = _branch({}, items, SCHEMA) if "$ref" in items else items
         if "enum" in items:  # add a value the list lacks, else drop the last one
             missing = [v for v in items["enum"] if v not in value]
             return value + missing[:1] if missing else value[:-1]

@@ -49,7 +49,7 @@ def test_each_variant_is_its_figure_with_one_option_flipped():
         if variant.option != BASELINE:
             assert settings[variant.option] == variant.value != base[variant.option]
     # every flip either yields a variant or is skipped with the validation error naming it
-    for figure, option, value, why in SKIPPED:
+    for figure, option, _value, why in SKIPPED:
         assert option in why and figure in why
 
 
@@ -75,7 +75,8 @@ def test_variant_draws_its_figures_instances_and_data():
         results.append(engine.simulate(stage_params(settings, "simulate", 0, 2), instances, name))
     np.testing.assert_array_equal(results[0]["mse"], results[1]["mse"])
     unpaired = engine.instances(stage_params(base, "instances", 0, 2), "fig1_r5__baseline", 0, 2)
-    assert not np.array_equal(unpaired["classes"], engine.instances(stage_params(base, "instances", 0, 2), "fig1_r5", 0, 2)["classes"])
+    own = engine.instances(stage_params(base, "instances", 0, 2), "fig1_r5", 0, 2)
+    assert not np.array_equal(unpaired["classes"], own["classes"])
 
 
 def _table(values: dict[str, list[float]], se: float) -> pd.DataFrame:
@@ -84,7 +85,7 @@ def _table(values: dict[str, list[float]], se: float) -> pd.DataFrame:
         [
             {"curve": curve, "t": ti, "mse": m, "se": se, "runs": 50}
             for curve, ms in values.items()
-            for ti, m in zip(t, ms)
+            for ti, m in zip(t, ms, strict=True)
         ]
     )
 

@@ -71,7 +71,7 @@ def jit_noalias(function=None, *, cache: bool = True, slp_vectorize: bool = Fals
                 dispatcher.enable_caching()
             return dispatcher
         except Exception as error:  # pragma: no cover - depends on Numba internals
-            warnings.warn(f"no-alias compilation unavailable ({error}); using numba.njit")
+            warnings.warn(f"no-alias compilation unavailable ({error}); using numba.njit", stacklevel=2)
     return numba.njit(cache=cache, error_model="numpy")(function)
 
 

@@ -119,6 +119,8 @@ def diagnostics_table(spec, sims: list[dict], names: tuple[str, ...]) -> pd.Data
 
     ``names`` are the engine's diagnostic quantities, in the chunks' order.
     """
+    if not names:
+        return pd.DataFrame(columns=DIAGNOSTICS_COLUMNS)
     values = concatenate_runs(sims, "diagnostics")  # (runs, curves, quantities, t)
     t = sims[0]["t"].astype(np.int64)
     counted = np.sum(~np.isnan(values), axis=0)
@@ -147,7 +149,7 @@ def covariance_table(spec, sims: list[dict]) -> pd.DataFrame:
     runs = mse.shape[0]
     t = sims[0]["t"].astype(np.int64)
     names = [curve.name for curve in spec.curves]
-    if runs < 2:
+    if runs < 2 or len(names) < 2:
         return pd.DataFrame(columns=COVARIANCE_COLUMNS)
     centred = mse - mse.mean(axis=0)
     frames = []

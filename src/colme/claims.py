@@ -151,12 +151,13 @@ def ordering(
     (fractions of t_max); ``factor`` < 1 asks for a margin ("well below": 0.5).
 
     With z(t) = (factor above - below) / sqrt(se_below^2 + factor^2 se_above^2 - 2 factor
-    cov) at every recorded t of the range (cov: of the two means, from ``pairs``): reproduced if z > k at every t; not reproduced if z < -k at
-    some t (``below`` significantly above); inconclusive otherwise.  Both directions are
-    judged at every t, so a reversal at a single t contradicts the claim: read the t
-    reported with it.  Exact curves (se = 0 on both sides, e.g. analytic ones) are compared
-    exactly: reproduced if below < factor x above at every t, not reproduced otherwise (a
-    tie included).  ``x`` names the table's x column (default t; e.g. good_nodes).
+    cov) at every recorded t of the range (cov: of the two means, from ``pairs``):
+    reproduced if z > k at every t; not reproduced if z < -k at some t (``below``
+    significantly above); inconclusive otherwise. Both directions are judged at every t, so
+    a reversal at a single t contradicts the claim: read the t reported with it. Exact
+    curves (se = 0 on both sides, e.g. analytic ones) are compared exactly: reproduced if
+    below < factor x above at every t, not reproduced otherwise (a tie included). ``x``
+    names the table's x column (default t; e.g. good_nodes).
     """
     a, b = _aligned(curve_rows(table, below, t_range, x), curve_rows(table, above, t_range, x))
     cov = pair_covariance(pairs, below, above, a.index)
@@ -288,7 +289,7 @@ def smoother(
     return Verdict(
         f"roughness({smooth}) < {factor:g} x roughness({rough}) over [{lo:g}, {hi:g}] t_max "
         "(roughness = total variation of ln MSE minus its net change; exact curves only)",
-        f"roughness {r_smooth:.3g} vs {r_rough:.3g} ({len(a)} and {len(b)} t); " f"{_runs(a, b)}",
+        f"roughness {r_smooth:.3g} vs {r_rough:.3g} ({len(a)} and {len(b)} t); {_runs(a, b)}",
         _verdict(exact and holds, exact and not holds),
     )
 
@@ -591,7 +592,7 @@ def load_claims(path: str | Path) -> list[dict]:
             entry = {**spec.get("defaults", {}), **entry, "figure": figure}
             each = entry.pop("each", {})
             for values in itertools.product(*each.values()):
-                names = dict(zip(each, values))
+                names = dict(zip(each, values, strict=True))
                 claim = {key: _formatted(value, names) for key, value in entry.items()}
                 if "diagnosis" in claim:
                     claim["diagnosis"] = {"k": claim.get("k", K), **claim["diagnosis"]}

@@ -23,7 +23,7 @@ import yaml
 from .errors import ConfigError
 from .registry import ENGINES
 
-__all__ = ["ConfigError", "load_schema", "validate_config", "resolve_figure", "figure_defaults", "per_preset"]
+__all__ = ["ConfigError", "figure_defaults", "load_schema", "per_preset", "resolve_figure", "validate_config"]
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 

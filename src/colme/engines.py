@@ -82,7 +82,7 @@ def stream_name(params: dict, figure: str) -> str:
 
 def wall_minutes(seconds: float) -> int:
     """Wall-time request: twice the conservative estimate plus 2 minutes."""
-    return int(math.ceil(2 * seconds / 60)) + 2
+    return math.ceil(2 * seconds / 60) + 2
 
 
 class Engine:
@@ -174,6 +174,16 @@ class Engine:
 
         plot_mse_panel(table, self.panel_style(table), title, meta, pdf, png)
 
+    def draw_diagnostics(self, diagnostics: pd.DataFrame, meta: dict, title: str, pdf, png) -> None:
+        """The diagnostics table against t (engines with ``diagnostics``)."""
+        from .plotting import plot_diagnostics
+
+        plot_diagnostics(diagnostics, title, meta, pdf, png, self.diagnostics_line_styles(diagnostics))
+
+    def diagnostics_line_styles(self, diagnostics: pd.DataFrame) -> dict:
+        """Line style per curve of the diagnostics figure (solid unless given)."""
+        return {}
+
     # --- sizing and sensitivity -----------------------------------------------------------
 
     def runtime_minutes(self, params: dict, runs: int) -> int:
@@ -203,8 +213,9 @@ class SimulatedEngine(Engine):
 
     def instances(self, params: dict, figure: str, start: int, stop: int) -> dict:
         degree = params["degree"] if "degree" in self.graph_keys else None
+        stream = stream_name(params, figure)
         return make_instances(
-            params["n_agents"], params["n_classes"], degree, stream_name(params, figure), range(start, stop), params["seed"]
+            params["n_agents"], params["n_classes"], degree, stream, range(start, stop), params["seed"]
         )
 
     def simulate(self, params: dict, instances: dict, figure: str) -> dict:

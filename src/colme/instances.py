@@ -31,7 +31,7 @@ def make_instances(
     classes = np.stack(classes)
     if degree is not None:
         edges = np.stack(edges)
-        sizes = np.stack([component_sizes(e, c) for e, c in zip(edges, classes)])
+        sizes = np.stack([component_sizes(e, c) for e, c in zip(edges, classes, strict=True)])
     else:
         edges = np.zeros((len(runs), 0, 2), dtype=np.int32)
         sizes = np.stack([np.bincount(c)[c] for c in classes]).astype(np.int32)

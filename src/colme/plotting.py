@@ -9,11 +9,11 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-import seaborn as sns  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
+import seaborn as sns
 
-from .provenance import atomic_savefig  # noqa: E402
+from .provenance import atomic_savefig
 
 #: Local and Ideal (rule ``local`` / ``ideal``): dashed, in every MSE panel.
 BENCHMARK_STYLES = {"local": ("tab:green", "--"), "ideal": ("#b8860b", "--")}
@@ -39,7 +39,7 @@ class PanelStyle:
 def palette(values) -> dict:
     """A colour-blind-safe colour per value, in order."""
     values = list(values)
-    return dict(zip(values, sns.color_palette("colorblind", len(values))))
+    return dict(zip(values, sns.color_palette("colorblind", len(values)), strict=True))
 
 
 def plot_mse_panel(table: pd.DataFrame, style: PanelStyle, title: str, metadata: dict, pdf: Path, png: Path) -> None:
@@ -74,17 +74,21 @@ def plot_mse_panel(table: pd.DataFrame, style: PanelStyle, title: str, metadata:
     save_figure(fig, title, metadata, pdf, png)
 
 
-def plot_diagnostics(diagnostics: pd.DataFrame, title: str, metadata: dict, pdf: Path, png: Path) -> None:
+def plot_diagnostics(
+    diagnostics: pd.DataFrame, title: str, metadata: dict, pdf: Path, png: Path, line_styles: dict | None = None
+) -> None:
     """One panel per diagnostic quantity against t, a line per curve (mean over runs, with
-    a band of 2 standard errors); ``metadata`` goes into the PDF's Subject field."""
+    a band of 2 standard errors; ``line_styles[curve]``, solid by default); ``metadata``
+    goes into the PDF's Subject field."""
+    line_styles = line_styles or {}
     quantities = list(dict.fromkeys(diagnostics["quantity"]))
     sns.set_theme(style="whitegrid", context="paper")
     fig, axes = plt.subplots(1, len(quantities), figsize=(4.2 * len(quantities), 3.8), squeeze=False)
     colours = palette(dict.fromkeys(diagnostics["curve"]))
-    for ax, quantity in zip(axes[0], quantities):
+    for ax, quantity in zip(axes[0], quantities, strict=True):
         rows = diagnostics[diagnostics["quantity"] == quantity]
         for curve, line in rows.groupby("curve", sort=False):
-            style = "--" if curve.startswith("rRR") else "-"
+            style = line_styles.get(curve, "-")
             ax.plot(line["t"], line["value"], style, color=colours[curve], lw=1.2, label=curve)
             band = 2 * line["se"].fillna(0.0)
             ax.fill_between(line["t"], line["value"] - band, line["value"] + band,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import numba
-import numpy as np
+
 
 def laplace_sigma_dp(eps: float, half_width: float) -> float:
     """Standard deviation sigma_DP of the Laplace mechanism, seed 002 Lemma 1.

@@ -28,8 +28,8 @@ import pandas as pd
 import yaml
 
 from .config import resolve_figure, validate_config
-from .registry import ENGINES
 from .provenance import atomic_write_text, canonical_json, host_cpu, vector_isa
+from .registry import ENGINES
 
 
 def published_figures(config: dict) -> tuple[list[str], list[str]]:

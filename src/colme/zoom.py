@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .errors import ConfigError
 from .engines import Engine, FigureTables
+from .errors import ConfigError
 
 
 def _engines():

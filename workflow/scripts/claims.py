@@ -3,7 +3,7 @@
 import sys
 from pathlib import Path
 
-sys.stderr = sys.stdout = open(snakemake.log[0], "w")  # noqa: F821
+sys.stderr = sys.stdout = open(snakemake.log[0], "w")  # noqa: F821, SIM115 - open for the whole script
 sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
 
 import pandas as pd  # noqa: E402

@@ -8,21 +8,31 @@ lists them; the options behind them are recorded with the settings.
 CHOICES = (
     "W_ab^(t) of eq. (2) uses the current |C_b^(t)| and the previous consensus mu~_b^(t-1)",
     "C_a^(0) is empty, so every agent resets its alpha clock at t = 1; mu~^(0) = 0 biases t = 1",
-    "alpha clock restart (alpha_reset): per_agent, each agent's own clock whenever its "
-    "C_a^(t) != C_a^(t-1) (Sec. V, as in [16, App. I.3]); global restarts every clock in the "
-    "step where any C_a^(t) changes (the public C-ColME code's one clock, restarted on its "
-    "graph_change flag); "
-    "none never restarts",
-    "optimistic radius (optimistic_radius): the square root over (1 + 1/t) ln(4 r M "
-    "sqrt(t + 1)/delta) too (sqrt_over_all, seed 002 and [16, Eq. (3)]) or closed after "
-    "2 (sigma_DP^2 + sigma^2)/t (sqrt_closed_early, as seed 000 prints it)",
-    "Bernstein parameter of the noisy difference (bernstein_beta): b~_a + b~_b as z_theta of "
-    "Sec. III-C1 prints it (sec3c1), or Sec. II-D's min(beta_X + beta_Y, sqrt 2 max(sigma_X, "
-    "sigma_Y, beta_X, beta_Y)) (sec2d; sqrt 2 b~ in the paper's set-up)",
+    (
+        "alpha clock restart (alpha_reset): per_agent, each agent's own clock whenever its "
+        "C_a^(t) != C_a^(t-1) (Sec. V, as in [16, App. I.3]); global restarts every clock in the "
+        "step where any C_a^(t) changes (the public C-ColME code's one clock, restarted on its "
+        "graph_change flag); "
+        "none never restarts"
+    ),
+    (
+        "optimistic radius (optimistic_radius): the square root over (1 + 1/t) ln(4 r M "
+        "sqrt(t + 1)/delta) too (sqrt_over_all, seed 002 and [16, Eq. (3)]) or closed after "
+        "2 (sigma_DP^2 + sigma^2)/t (sqrt_closed_early, as seed 000 prints it)"
+    ),
+    (
+        "Bernstein parameter of the noisy difference (bernstein_beta): b~_a + b~_b as z_theta of "
+        "Sec. III-C1 prints it (sec3c1), or Sec. II-D's min(beta_X + beta_Y, sqrt 2 max(sigma_X, "
+        "sigma_Y, beta_X, beta_Y)) (sec2d; sqrt 2 b~ in the paper's set-up)"
+    ),
     "final if/else: local non-private mean when |C_b^(t)| <= 2 for all b in C_a^(t), a included",
     "acceptance uses '<' for both rules (the optimistic rule's '<=' differs on a null event)",
-    "one fresh class assignment, graph and data stream per run; all curves of a panel share "
-    "them (common random numbers: same samples and unit Laplace draws scaled by sigma_DP)",
-    "Theorem 1 curve uses the asymptote factor of the panel's alpha schedule "
-    "(2 for t/(t+1), 20/19 for floor(t/10))",
+    (
+        "one fresh class assignment, graph and data stream per run; all curves of a panel share "
+        "them (common random numbers: same samples and unit Laplace draws scaled by sigma_DP)"
+    ),
+    (
+        "Theorem 1 curve uses the asymptote factor of the panel's alpha schedule "
+        "(2 for t/(t+1), 20/19 for floor(t/10))"
+    ),
 )

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from ..engines import SimulatedEngine, population, wall_minutes
-from ..timegrid import figure_grid
 from ..errors import ConfigError
+from ..timegrid import figure_grid
 from .choices import CHOICES
 from .kernel import DIAGNOSTICS, Curve, PanelSpec, simulate_runs
 from .tables import bound_table, curve_fields, theorem1_frames
@@ -47,7 +47,7 @@ class ConsensusEngine(SimulatedEngine):
         curves = tuple(
             Curve(rule, float(eps), float(k) if rule == "bernstein" else math.nan)
             for rule in params["rules"]
-            for eps, k in zip(params["eps"], params["theta_k"])
+            for eps, k in zip(params["eps"], params["theta_k"], strict=True)
         )
         return PanelSpec(
             n_agents=params["n_agents"],

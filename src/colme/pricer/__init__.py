@@ -28,21 +28,6 @@ Modules, along the paper's seams: ``model`` (network, privacy levels, validation
 ``figures`` (seed 003 Figs. 2-4).
 """
 
-from .model import (  # noqa: F401
-    Network,
-    PricerError,
-    Privacy,
-    make_network,
-    make_privacy,
-)
-from .privacy import (  # noqa: F401
-    gaussian_factor,
-    link_epsilons,
-    privacy_report,
-    sigma_threshold,
-    sigma_update,
-    weight_caps,
-)
 from .bounds import (  # noqa: F401
     check_constraints,
     coefficient_covariance,
@@ -55,24 +40,6 @@ from .bounds import (  # noqa: F401
     sigma_tv2,
     sigma_tv2_relaxed,
     unbiasedness_residual,
-)
-from .simulation import (  # noqa: F401
-    sample_links,
-    simulate_estimates,
-    simulate_naive,
-    squared_errors,
-)
-from .optimisation import (  # noqa: F401
-    PricerResult,
-    gauss_seidel,
-    initial_weights,
-    nonprivate_optimise,
-    optimise_joint,
-    optimise_weights,
-    pricer_optimise,
-    row_update,
-    scipy_reference,
-    solve_lambda,
 )
 from .figures import (  # noqa: F401
     feasible_set_table,
@@ -89,4 +56,37 @@ from .figures import (  # noqa: F401
     trust_matrix,
     trust_offsets,
     trust_privacy,
+)
+from .model import (  # noqa: F401
+    Network,
+    PricerError,
+    Privacy,
+    make_network,
+    make_privacy,
+)
+from .optimisation import (  # noqa: F401
+    PricerResult,
+    gauss_seidel,
+    initial_weights,
+    nonprivate_optimise,
+    optimise_joint,
+    optimise_weights,
+    pricer_optimise,
+    row_update,
+    scipy_reference,
+    solve_lambda,
+)
+from .privacy import (  # noqa: F401
+    gaussian_factor,
+    link_epsilons,
+    privacy_report,
+    sigma_threshold,
+    sigma_update,
+    weight_caps,
+)
+from .simulation import (  # noqa: F401
+    sample_links,
+    simulate_estimates,
+    simulate_naive,
+    squared_errors,
 )

@@ -15,10 +15,6 @@ from .privacy import privacy_report, sigma_threshold, weight_caps
 from .simulation import simulate_estimates, simulate_naive, squared_errors
 
 
-
-
-
-
 def table_for(settings: dict, rng: np.random.Generator) -> pd.DataFrame:
     """Dispatch on ``kind``: Fig. 3 (trust), Fig. 4 (connectivity) or Fig. 2 (feasible_set)."""
     s = settings
@@ -47,7 +43,7 @@ def trust_offsets(n: int, k: int, pattern: str = "ring_nearest") -> list[int]:
     if not 0 <= k <= n - 1:
         raise PricerError(f"infeasible trust setting: {k} trusted neighbours with n = {n} nodes (need 0 <= k <= n-1)")
     if pattern == "ring_nearest":
-        return [s * (r // 2 + 1) for r, s in zip(range(k), [1, -1] * n)]
+        return [s * (r // 2 + 1) for r, s in zip(range(k), [1, -1] * n, strict=False)]
     if pattern == "ring_forward":
         return list(range(1, k + 1))
     if pattern == "authors_code":
@@ -263,13 +259,13 @@ def plot_pricer(table: pd.DataFrame, kind: str, title: str, metadata: dict, pdf:
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    from ..plotting import save_figure  # first: selects the Agg backend
+    from ..plotting import palette, save_figure
 
     sns.set_theme(style="whitegrid", context="paper")
     if kind == "feasible_set":
         fig, axes = plt.subplots(1, 2, figsize=(8.0, 4.0))
         factors = sorted(table["sigma_factor"].dropna().unique())
-        colours = dict(zip(factors, sns.color_palette("colorblind", len(factors))))
+        colours = palette(factors)
         for i, ax in enumerate(axes, start=1):
             part = table[table["row"] == i]
             for curve, pts in part.groupby("curve", sort=False):
@@ -294,7 +290,7 @@ def plot_pricer(table: pd.DataFrame, kind: str, title: str, metadata: dict, pdf:
         xcol = "trusted" if kind == "trust" else "good_nodes"
         if kind == "trust":
             pcs = sorted(table["p_c"].unique())
-            colours = dict(zip(pcs, sns.color_palette("colorblind", len(pcs))))
+            colours = palette(pcs)
             for (pc, k), rows in table.groupby(["p_c", "kind"], sort=False):
                 style = {"algorithm3": ("-o", 1.4), "joint": (":", 1.2), "simulated": ("x", 0)}[k]
                 if k == "simulated":
@@ -304,7 +300,8 @@ def plot_pricer(table: pd.DataFrame, kind: str, title: str, metadata: dict, pdf:
             handles = [plt.Line2D([], [], color=colours[pc], lw=2, label=rf"$p_c={pc:g}$") for pc in pcs]
             handles += [plt.Line2D([], [], color="k", ls="-", marker="o", ms=3, label="Algorithm 3 (objective (8))"),
                         plt.Line2D([], [], color="k", ls=":", label="joint optimum of (8) (extension)"),
-                        plt.Line2D([], [], color="k", ls="", marker="x", label=r"simulated, worst case $x_i=Re_1$ ($\pm 2$ se)")]
+                        plt.Line2D([], [], color="k", ls="", marker="x",
+                                   label=r"simulated, worst case $x_i=Re_1$ ($\pm 2$ se)")]
             ax.legend(handles=handles, fontsize=7)
             ax.set_xlabel("Number of trusted neighbours")
             ax.set_ylabel("Worst-case MSE")

@@ -76,7 +76,7 @@ def make_network(p, P, E=None, reciprocity: str = "independent") -> Network:
     if not np.all(np.diag(E) == 1):
         raise PricerError("E must have E_ii = 1 (tau_ii = 1)")
     lo, hi = P * P.T, np.minimum(P, P.T)
-    if np.any(E < lo - 1e-15) or np.any(E > hi + 1e-15):
+    if np.any(lo - 1e-15 > E) or np.any(hi + 1e-15 < E):
         raise PricerError(
             "E_{i,j} must satisfy p_ij p_ji <= E_{i,j} <= min(p_ij, p_ji) (Sec. II-A assumes "
             "positive reciprocity; the upper bound is what the marginals allow)"

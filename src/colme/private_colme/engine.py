@@ -120,6 +120,13 @@ class PrivateColmeEngine(SimulatedEngine):
     def panel_style(self, table):
         return panel_style(table)
 
+    def diagnostics_line_styles(self, diagnostics):
+        from .plots import SCHEDULE_STYLES
+
+        return {
+            curve: SCHEDULE_STYLES["rrr"] for curve in dict.fromkeys(diagnostics["curve"]) if curve.startswith("rRR")
+        }
+
     def interpretation_options(self, settings: dict) -> tuple[str, ...]:
         variances = {curve.variance for curve in panel_curves(settings, settings["oracle"])}
         # retest = every_step with estimated variances runs a Welch test per pair and step:

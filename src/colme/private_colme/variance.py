@@ -63,7 +63,7 @@ def _incomplete_beta(a, b, x):
     h = d
     for m in range(1, 500):
         numerator = m * (b - m) * x / ((a + 2.0 * m - 1.0) * (a + 2.0 * m))
-        for step in range(2):
+        for _ in range(2):
             d = 1.0 + numerator * d
             d = 1.0 / (tiny if abs(d) < tiny else d)
             c = 1.0 + numerator / c
