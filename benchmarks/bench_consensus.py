@@ -118,7 +118,7 @@ def main() -> None:
         for degree in (20, 5):
             classes, edges = instances(degree, args.runs)
             best = {}
-            for name, module in modules.items():  # compile, then interleave the measurements
+            for module in modules.values():  # compile, then interleave the measurements
                 warm = panel(degree, 5, module)
                 cpu_seconds(module, warm, classes[:1], edges[:1], dtype)
             for _ in range(args.repeat):

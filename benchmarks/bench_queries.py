@@ -16,8 +16,8 @@ import time
 
 import numpy as np
 
-from colme.private_colme.kernel import ColmeCurve, ColmeSpec, simulate_colme_runs
 from colme.populations import UniformClasses
+from colme.private_colme.kernel import ColmeCurve, ColmeSpec, simulate_colme_runs
 from colme.seeding import run_generator
 
 FIG2_CURVES = tuple(
@@ -43,7 +43,8 @@ def main() -> None:
     parser.add_argument("--cores", type=int, default=2)
     args = parser.parse_args()
     fig4_curves = tuple(ColmeCurve("rr", m, "last", n) for m in ("pm1", "pm2") for n in ("gaussian", "laplace"))
-    fig3_curves = tuple(ColmeCurve(variance=v) for v in ("known", "schvar1", "schvar2", "schvar2_bayes")) + (
+    fig3_curves = (
+        *(ColmeCurve(variance=v) for v in ("known", "schvar1", "schvar2", "schvar2_bayes")),
         ColmeCurve(weights="mom"),
     )
     panels = (

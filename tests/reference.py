@@ -14,7 +14,6 @@ import math
 import numpy as np
 
 from colme.ccolme.kernel import PanelSpec, run_key, splitmix64_uniforms
-from colme.graphs import adjacency
 from colme.ccolme.rules import (
     OPTIMISTIC_RADII,
     WEIGHT_OFFSETS,
@@ -22,6 +21,7 @@ from colme.ccolme.rules import (
     alpha_table,
     mixing_matrix,
 )
+from colme.graphs import adjacency
 
 
 def reference_run(spec: PanelSpec, classes, edges, rng, on_step=None) -> np.ndarray:

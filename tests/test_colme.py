@@ -6,16 +6,16 @@ import math
 import numpy as np
 import pytest
 
+from colme.populations import UniformClasses
+from colme.privacy import composed_privacy
+from colme.private_colme.kernel import ColmeCurve, ColmeSpec, simulate_colme_runs
+from colme.private_colme.mechanisms import psums
 from colme.private_colme.oracle import (
     expected_inverse,
     ideal_all_to_all_mse,
     prop3_oracle_mse,
     remark3_rrr_oracle_mse,
 )
-from colme.private_colme.kernel import ColmeCurve, ColmeSpec, simulate_colme_runs
-from colme.private_colme.mechanisms import psums
-from colme.populations import UniformClasses
-from colme.privacy import composed_privacy
 from colme.private_colme.tables import privacy_table
 from colme.seeding import run_generator
 

@@ -15,7 +15,12 @@ import numpy as np
 
 from colme._jit import _NoAliasDispatcher, jit_noalias, uses_noalias
 from colme.ccolme.kernel import (
-    Curve, PanelSpec, build_kernel, compiled_kernel, lane_groups, simulate_runs,
+    Curve,
+    PanelSpec,
+    build_kernel,
+    compiled_kernel,
+    lane_groups,
+    simulate_runs,
 )
 from colme.graphs import random_regular_edges
 from colme.populations import UniformClasses

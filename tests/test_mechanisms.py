@@ -25,7 +25,7 @@ CASES = list(itertools.product(("pm1", "pm2"), ("last", "mom", "wmom")))
 def run_pair(times, samples_mean, fresh, mechanism, weights, sigma2=0.25, sigma_dp2=3.0):
     state, count, noise, coef = new_pair_state(1, pm2_levels(len(times)))
     out = []
-    for t, mean, z in zip(times, samples_mean, fresh):
+    for t, mean, z in zip(times, samples_mean, fresh, strict=True):
         value = release(0, float(t), mean, z, sigma2, sigma_dp2, MECHANISMS[mechanism],
                         WEIGHTS[weights], state, count, noise, coef)
         out.append((value, state[0, STATISTIC], state[0, VARIANCE]))
@@ -123,7 +123,7 @@ def test_printed_pm2_formula_agrees_until_distinct_blocks_share_a_bit():
 
 @pytest.mark.parametrize("weights", ["last", "mom", "wmom"])
 def test_compiled_printed_formula_matches_reference(weights):
-    from colme.private_colme.mechanisms import printed_pm2_noise_table, pm2_noise_variance_as_printed
+    from colme.private_colme.mechanisms import pm2_noise_variance_as_printed, printed_pm2_noise_table
 
     times = 3.0 + 7.0 * np.arange(50)
     table = np.empty(50)

@@ -51,6 +51,7 @@ from .rules import (
     uniform_bernstein_beta,
 )
 
+
 @dataclass(frozen=True)
 class Curve:
     """One curve of a panel: a decision rule at a privacy level."""
@@ -73,7 +74,7 @@ class PanelSpec:
     degree: int
     curves: tuple[Curve, ...]
     t_record: np.ndarray  # strictly increasing recorded times, last one = t_max
-    population: UniformClasses = UniformClasses()
+    population: UniformClasses = UniformClasses()  # noqa: RUF009 - frozen, so shared safely
     alpha_schedule: str = "floor10"
     alpha_reset: str = "per_agent"  # a value of rules.ALPHA_RESETS
     weights: str = "eq2"
@@ -99,7 +100,7 @@ class PanelSpec:
             "beta_pair": np.array(
                 [
                     difference_beta(b, b, sigma, sigma, s, self.bernstein_beta)
-                    for b, s in zip(beta_bar, sigma_dp)
+                    for b, s in zip(beta_bar, sigma_dp, strict=True)
                 ]
             ),
             "theta_k": np.array([c.theta_k for c in self.curves], dtype=np.float64),
@@ -364,11 +365,11 @@ def build_kernel(lanes: int, cache: bool = True):
             module_spec.loader.exec_module(module)
             return module.kernel
         except (OSError, RuntimeError) as error:  # read-only or no home folder
-            warnings.warn(f"kernel cache unavailable ({error}); compiling in memory")
+            warnings.warn(f"kernel cache unavailable ({error}); compiling in memory", stacklevel=2)
     filename = f"<colme.ccolme kernel, {lanes} lanes>"
     source = source.replace("cache=CACHE", "cache=False")
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own template
+    exec(compile(source, filename, "exec"), namespace)
     return namespace["kernel"]
 
 

@@ -31,6 +31,9 @@ import numpy as np
 from scipy.special import ndtri
 
 from .._jit import jit_noalias
+from ..populations import UniformClasses
+from ..privacy import gaussian_sigma_dp, laplace_sigma_dp, unit_laplace
+from ..timegrid import checked_t_record
 from .mechanisms import (
     DATA_COEF,
     LAST_TIME,
@@ -43,10 +46,7 @@ from .mechanisms import (
     pm2_levels,
     release,
 )
-from ..populations import UniformClasses
-from ..timegrid import checked_t_record
 from .variance import BAYES_PRIORS, VARIANCE_SCHEMES, bayes_variance, student_t_quantile, welch_dof
-from ..privacy import gaussian_sigma_dp, laplace_sigma_dp, unit_laplace
 
 SCHEDULES = {"rr": 0, "rrr": 1}
 RETESTS = ("query", "every_step")
@@ -98,7 +98,7 @@ class ColmeSpec:
     pm2_split: int | None = None  # PM-II's (eps, delta) divisor; None: floor(log2 t_max) + 1
     theta0: float = 0.05
     retest: str = "query"
-    population: UniformClasses = UniformClasses()
+    population: UniformClasses = UniformClasses()  # noqa: RUF009 - frozen, so shared safely
     pm2_variance: str = "mechanism"  # analytic curves: the mechanism's Var[T] or eq. (21) as printed
     bayes_prior: str = "uninformative"  # eq. (19) prior; footnote 3: jeffreys, flat
     welch_dof: str = "t_kappa"  # Sch-Var-2's Welch degrees of freedom: t_kappa - 1 (as printed) or kappa - 1

@@ -20,6 +20,7 @@ from .mechanisms import (
     release,
 )
 
+
 def release_variances(
     positions: np.ndarray, period: int, k_max: int, mechanism: str, weights: str,
     sigma2: float, sigma_dp2: float, pm2_variance: str = "mechanism",
