@@ -10,7 +10,7 @@ of ``--repeat``), so other load on a shared machine disturbs them less than wall
 interleaved, and prints the ratio.  Usage:
 
     python benchmarks/bench_consensus.py [--t-max 3000] [--runs 2] [--dtypes float32 float64]
-        [--baseline bea72b1]
+        [--baseline d3a38a9]
 
 Another CPU on this machine: ``NUMBA_CPU_NAME=haswell NUMBA_CPU_FEATURES=<host features
 without avx512*>`` (the name alone keeps the host's AVX-512 features), with a private
@@ -83,15 +83,29 @@ def cpu_seconds(module, spec, classes, edges, dtype) -> float:
     return time.process_time() - start
 
 
+#: Where the kernel module lives, newest layout first: ``colme.ccolme.kernel`` since the
+#: one-home-per-paper restructure (666d3f3), ``colme.consensus`` up to d3a38a9.
+KERNEL_MODULES = ("ccolme.kernel", "consensus")
+
+
 def load_baseline(revision: str):
-    """The ``consensus`` module of git revision ``revision``, as package ``colme_baseline``."""
+    """The kernel module of git revision ``revision``, imported from package ``colme_baseline``.
+
+    Its generated kernel module imports from ``colme_baseline`` too (both layouts derive
+    the root package from ``__package__``), and the kernel cache keys on that source, so the
+    two revisions never share a cached kernel.
+    """
     folder = Path(tempfile.mkdtemp(prefix="colme-baseline-"))
     archive = subprocess.run(["git", "-C", str(REPO), "archive", revision, "src/colme"],
                              check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-    (folder / "src" / "colme").rename(folder / "src" / "colme_baseline")
+    package = folder / "src" / "colme_baseline"
+    (folder / "src" / "colme").rename(package)
     sys.path.insert(0, str(folder / "src"))
-    return importlib.import_module("colme_baseline.consensus")
+    for name in KERNEL_MODULES:
+        if (package / (name.replace(".", "/") + ".py")).exists():
+            return importlib.import_module(f"colme_baseline.{name}")
+    raise SystemExit(f"revision {revision} has none of the kernel modules {KERNEL_MODULES}")
 
 
 def main() -> None:

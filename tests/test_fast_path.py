@@ -12,13 +12,17 @@ import re
 
 import numba
 import numpy as np
+import pytest
 
 from colme._jit import _NoAliasDispatcher, jit_noalias, uses_noalias
 from colme.ccolme.kernel import (
     Curve,
     PanelSpec,
+    Workspace,
     build_kernel,
+    call_kernel,
     compiled_kernel,
+    kernel_parameters,
     lane_groups,
     simulate_runs,
 )
@@ -45,6 +49,9 @@ def test_kernel_compiled_with_noalias_and_vectorized():
         in_use = _compiled(dtype)
         assert isinstance(in_use, _NoAliasDispatcher), "the kernel fell back to numba.njit"
         assert in_use.slp_vectorize
+    # Called by keyword, the dispatcher folds the arguments into its parameter order: one
+    # specialization per precision, not one per call site or argument order.
+    assert len(in_use.signatures) == 2, in_use.signatures
     fresh = build_kernel(lane_groups(len(CURVES))[1], cache=False)
     for signature in in_use.signatures:
         fresh.compile(signature)
@@ -72,3 +79,19 @@ def test_noalias_detector_tells_the_fallback_apart():
         function(np.zeros(3), np.ones(3))
     assert uses_noalias(fast)
     assert not uses_noalias(plain)
+
+
+def test_kernel_arguments_by_name():
+    """The kernel is called by name: the workspace's fields are kernel parameters, each its
+    own allocation, and a missing or unknown name fails with the names."""
+    kernel = compiled_kernel(lane_groups(len(CURVES))[1])
+    parameters = kernel_parameters(kernel)
+    workspace = Workspace.allocate(n_agents=5, n_edges=7, lanes=3, dtype=np.float32)
+    arrays = workspace.arguments()
+    assert set(arrays) <= set(parameters)
+    assert not any(np.may_share_memory(a, b) for i, a in enumerate(arrays.values())
+                   for b in list(arrays.values())[i + 1:])
+    with pytest.raises(ValueError, match="distinct"):
+        Workspace(**(arrays | {"error_next": arrays["error"]}))
+    with pytest.raises(TypeError, match=r"missing \['agent_means'.*unknown \['bogus'\]"):
+        call_kernel(kernel, {name: None for name in parameters if name != "agent_means"} | {"bogus": 0})

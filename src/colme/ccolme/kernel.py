@@ -24,12 +24,13 @@ from __future__ import annotations
 import copy
 import hashlib
 import importlib.util
+import inspect
 import linecache
 import math
 import os
 import sys
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numba
@@ -159,12 +160,25 @@ def run_key(generator: np.random.Generator) -> int:
 # per directed edge (0 within a class): exact in real arithmetic.  The decision compares
 # |(X~_a - mu_a) - (X~_b - mu_b) + offset_ab| = |X~_a - X~_b| to the threshold; offset_ba =
 # -offset_ab makes it symmetric bit for bit.
+#
+# The kernel is only ever called by keyword (``call_kernel``): the order of its parameter
+# list binds no caller, and Workspace's field names are its scratch parameters' names.
 
 _TEMPLATE = '''
-def kernel(indptr, upper, neighbour_row, edge_row, offset, same, agent_means, half_width, sigma,
-           rule, sigma_dp, beta_pair, theta_k, degree, delta, radius_form, weight_offset, one,
-           block_scale, block_shift, per_agent_reset, global_reset, t_record, key, mse_out, diagnostics_out, accepted, clock, noisy, error,
-           error_next, set_size, inverse_weight, flips, threshold, sample_sum, noise_sum):
+def kernel(
+    # The run: its graph (CSR; rows premultiplied by LANES), classes, means, stream key.
+    indptr, upper, neighbour_row, edge_row, offset, same, agent_means, key,
+    # The lane group's curves (keys of PanelSpec.curve_arrays).
+    rule, sigma_dp, beta_pair, theta_k,
+    # The panel's population, options and recorded times.
+    half_width, sigma, degree, delta, radius_form, weight_offset, one, block_scale, block_shift,
+    per_agent_reset, global_reset, t_record,
+    # Outputs.
+    mse_out, diagnostics_out,
+    # Scratch: the fields of Workspace.
+    accepted, clock, noisy, error, error_next, set_size, inverse_weight, flips, threshold,
+    sample_sum, noise_sum,
+):
     n_agents = sample_sum.shape[0]
     zero = one - one
     two = one + one
@@ -392,23 +406,76 @@ def lane_groups(n_curves: int) -> tuple[int, int]:
 BLOCKS = {"floor10": (0.1, 0.0), "theory": (1.0, -1.0)}
 
 
+@dataclass(frozen=True)
 class Workspace:
     """The kernel's scratch arrays, allocated once per call of ``simulate_runs``.
 
-    Distinct allocations passed as separate arguments: the no-alias promise of
-    ``jit_noalias`` holds by construction.
+    The field names are the kernel's parameter names (``arguments()`` passes them by name).
+    Each field is its own allocation, so the no-alias promise of ``jit_noalias`` holds by
+    construction (``__post_init__`` checks it).
     """
 
-    def __init__(self, n_agents: int, n_edges: int, lanes: int, dtype):
-        per_agent = [np.zeros(n_agents * lanes, dtype=dtype) for _ in range(6)]
-        self.arrays = (
-            np.zeros(n_edges * lanes, dtype=dtype),  # accepted, per undirected edge
-            np.zeros(n_agents * lanes, dtype=dtype),  # alpha clock
-            *per_agent,  # noisy-mean error, error, next error, |C_a|, 1/(|C_a|+offset), flips
-            np.zeros(lanes, dtype=dtype),  # thresholds
-            np.zeros(n_agents),  # running sums of x_a - mu_a
-            np.zeros(n_agents),  # running standard noise sums
+    accepted: np.ndarray  # per undirected edge and lane: b in C_a^(t)
+    clock: np.ndarray  # per agent and lane: the alpha clock tau
+    noisy: np.ndarray  # noisy-mean error X~_a - mu_a
+    error: np.ndarray  # consensus error e_a = mu~_a - mu_a
+    error_next: np.ndarray  # next step's e_a
+    set_size: np.ndarray  # |C_a^(t)|
+    inverse_weight: np.ndarray  # 1/(|C_a^(t)| + weight offset)
+    flips: np.ndarray  # > 0 iff C_a^(t) != C_a^(t-1)
+    threshold: np.ndarray  # per lane: the decision rule's threshold at t
+    sample_sum: np.ndarray  # per agent (float64): running sum of x_a - mu_a
+    noise_sum: np.ndarray  # per agent (float64): running sum of standard noise draws
+
+    @classmethod
+    def allocate(cls, n_agents: int, n_edges: int, lanes: int, dtype) -> Workspace:
+        """Zeroed arrays, each its own allocation; per-lane state in ``dtype``."""
+        def per_agent():
+            return np.zeros(n_agents * lanes, dtype=dtype)
+
+        return cls(
+            accepted=np.zeros(n_edges * lanes, dtype=dtype),
+            clock=per_agent(),
+            noisy=per_agent(),
+            error=per_agent(),
+            error_next=per_agent(),
+            set_size=per_agent(),
+            inverse_weight=per_agent(),
+            flips=per_agent(),
+            threshold=np.zeros(lanes, dtype=dtype),
+            sample_sum=np.zeros(n_agents),
+            noise_sum=np.zeros(n_agents),
         )
+
+    def __post_init__(self):
+        arrays = list(self.arguments().values())
+        for i, first in enumerate(arrays):
+            if any(np.may_share_memory(first, second) for second in arrays[i + 1:]):
+                raise ValueError("Workspace arrays must be distinct allocations (noalias kernel)")
+
+    def arguments(self) -> dict[str, np.ndarray]:
+        """The arrays by kernel parameter name (not ``dataclasses.asdict``, which copies)."""
+        return {field.name: getattr(self, field.name) for field in fields(self)}
+
+
+def kernel_parameters(kernel) -> tuple[str, ...]:
+    """The parameter names of a dispatcher from ``compiled_kernel`` (its Python function's)."""
+    return tuple(inspect.signature(kernel.py_func).parameters)
+
+
+def call_kernel(kernel, arguments: dict) -> None:
+    """``kernel(**arguments)``, after checking that the names are exactly its parameters.
+
+    The kernel is called by name, never by position, so the order of its parameter list
+    binds nobody; a missing or unknown name fails here with the names, rather than with
+    Numba's bare argument count.
+    """
+    expected = kernel_parameters(kernel)
+    if set(arguments) != set(expected):
+        missing = sorted(set(expected) - set(arguments))
+        unknown = sorted(set(arguments) - set(expected))
+        raise TypeError(f"kernel arguments: missing {missing}, unknown {unknown}")
+    kernel(**arguments)
 
 
 def simulate_runs(
@@ -451,11 +518,25 @@ def simulate_runs(
     if dtype(spec.t_max + 1) == dtype(spec.t_max):
         raise ValueError(f"t_max={spec.t_max} is beyond the integers {dtype.__name__} holds exactly")
     weight_offset = dtype(WEIGHT_OFFSETS[spec.weights])
-    workspace = Workspace(spec.n_agents, edges.shape[1], lanes, dtype)
+    workspace = Workspace.allocate(spec.n_agents, edges.shape[1], lanes, dtype)
     kernel = compiled_kernel(lanes)
     mse = np.empty((n_runs, padded, len(t_record)))
     rates = np.empty((n_runs, padded, len(DIAGNOSTICS), len(t_record)))
     population = spec.population
+    panel = {
+        "half_width": population.half_width,
+        "sigma": population.sigma,
+        "degree": float(spec.degree),
+        "delta": float(spec.optimistic_delta),
+        "radius_form": OPTIMISTIC_RADII[spec.optimistic_radius],
+        "weight_offset": weight_offset,
+        "one": dtype(1),
+        "block_scale": dtype(block_scale),
+        "block_shift": dtype(block_shift),
+        "per_agent_reset": dtype(spec.alpha_reset == "per_agent"),
+        "global_reset": dtype(spec.alpha_reset == "global"),
+        "t_record": t_record,
+    }
     for run in range(n_runs):
         indptr, neighbours = csr_neighbours(edges[run], spec.n_agents)
         heads = np.repeat(np.arange(spec.n_agents), np.diff(indptr))
@@ -465,46 +546,27 @@ def simulate_runs(
             return_inverse=True,
         )
         mu = population.agent_means(classes[run])
-        offset = (mu[heads] - mu[neighbours]).astype(dtype)
-        same = (classes[run][heads] == classes[run][neighbours]).astype(dtype)
         # Unsigned indices (no negative-index wraparound in the kernel), rows premultiplied.
-        indptr, upper = indptr.astype(np.uint64), upper.astype(np.uint64)
-        neighbour_row = (neighbours * lanes).astype(np.uint64)
-        edge_row = (edge_id.reshape(-1) * lanes).astype(np.uint64)
-        key = np.uint64(run_key(generators[run]))
+        graph = {
+            "indptr": indptr.astype(np.uint64),
+            "upper": upper.astype(np.uint64),
+            "neighbour_row": (neighbours * lanes).astype(np.uint64),
+            "edge_row": (edge_id.reshape(-1) * lanes).astype(np.uint64),
+            "offset": (mu[heads] - mu[neighbours]).astype(dtype),
+            "same": (classes[run][heads] == classes[run][neighbours]).astype(dtype),
+            "agent_means": mu,
+            "key": np.uint64(run_key(generators[run])),
+        }
         for first in range(0, padded, lanes):
             group = slice(first, first + lanes)
-            kernel(
-                indptr,
-                upper,
-                neighbour_row,
-                edge_row,
-                offset,
-                same,
-                mu,
-                population.half_width,
-                population.sigma,
-                params["rule"][group].copy(),
-                params["sigma_dp"][group].copy(),
-                params["beta_pair"][group].copy(),
-                params["theta_k"][group].copy(),
-                float(spec.degree),
-                float(spec.optimistic_delta),
-                OPTIMISTIC_RADII[spec.optimistic_radius],
-                weight_offset,
-                dtype(1),
-                dtype(block_scale),
-                dtype(block_shift),
-                dtype(spec.alpha_reset == "per_agent"),
-                dtype(spec.alpha_reset == "global"),
-                t_record,
-                key,
-                mse_group := np.empty((lanes, len(t_record))),
-                rates_group := np.empty((lanes, len(DIAGNOSTICS), len(t_record))),
-                *workspace.arrays,
-            )
-            mse[run, group] = mse_group
-            rates[run, group] = rates_group
+            outputs = {
+                "mse_out": np.empty((lanes, len(t_record))),
+                "diagnostics_out": np.empty((lanes, len(DIAGNOSTICS), len(t_record))),
+            }
+            curves = {name: value[group].copy() for name, value in params.items()}
+            call_kernel(kernel, graph | curves | panel | outputs | workspace.arguments())
+            mse[run, group] = outputs["mse_out"]
+            rates[run, group] = outputs["diagnostics_out"]
     if diagnostics is not None:
         diagnostics[...] = rates[:, :n_curves]
     return mse[:, :n_curves]
