@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from colme.ccolme.kernel import PanelSpec, run_key, splitmix64_uniforms
+from colme.ccolme.kernel import PanelSpec, run_key
 from colme.ccolme.rules import (
     OPTIMISTIC_RADII,
     WEIGHT_OFFSETS,
@@ -91,3 +91,16 @@ def unit_laplace_from_uniform(u: np.ndarray) -> np.ndarray:
     lower = (~upper) & (u > 0.0)
     out[lower] = scale * np.log(2.0 * u[lower])
     return out
+
+
+def splitmix64_uniforms(key: int, first: int, count: int) -> np.ndarray:
+    """Draws ``first + 1 .. first + count`` of the SplitMix64 stream ``key`` (Steele, Lea &
+    Flood 2014), written out here with the published constants, independently of the
+    kernel's: draw n is mix(key + n * golden), its top 53 bits as a uniform in [0, 1)."""
+    golden, mix1, mix2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+    n = np.arange(first + 1, first + count + 1, dtype=np.uint64)
+    z = np.uint64(key) + n * golden  # uint64 arrays wrap modulo 2^64
+    z = (z ^ (z >> np.uint64(30))) * mix1
+    z = (z ^ (z >> np.uint64(27))) * mix2
+    z = z ^ (z >> np.uint64(31))
+    return (z >> np.uint64(11)).astype(np.float64) * 2.0**-53

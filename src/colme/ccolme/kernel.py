@@ -131,16 +131,6 @@ def _mix_uniform(x):
     return np.float64(z >> _S11) * _TWO_M53
 
 
-def splitmix64_uniforms(key: int, first: int, count: int) -> np.ndarray:
-    """Draws ``first + 1 .. first + count`` of the stream ``key``, as the kernel makes them."""
-    n = np.arange(first + 1, first + count + 1, dtype=np.uint64)
-    z = np.uint64(key) + n * _GOLDEN  # uint64 arrays wrap modulo 2^64
-    z = (z ^ (z >> _S30)) * _MIX1
-    z = (z ^ (z >> _S27)) * _MIX2
-    z = z ^ (z >> _S31)
-    return (z >> _S11).astype(np.float64) * _TWO_M53
-
-
 def run_key(generator: np.random.Generator) -> int:
     """A run's 64-bit stream key: one draw from a copy of its generator (left untouched)."""
     return int(copy.deepcopy(generator).integers(0, 2**64, dtype=np.uint64))
