@@ -5,11 +5,11 @@ import math
 
 import numpy as np
 import pytest
+from reference_psums import psums
 
 from colme.populations import UniformClasses
 from colme.privacy import composed_privacy
 from colme.private_colme.kernel import ColmeCurve, ColmeSpec, simulate_colme_runs
-from colme.private_colme.mechanisms import psums
 from colme.private_colme.oracle import (
     expected_inverse,
     ideal_all_to_all_mse,

@@ -14,15 +14,13 @@ import numba
 import numpy as np
 import pytest
 
-from colme._jit import _NoAliasDispatcher, jit_noalias, uses_noalias
+from colme._jit import _NoAliasDispatcher, call_kernel, jit_noalias, kernel_parameters, uses_noalias
 from colme.ccolme.kernel import (
     Curve,
     PanelSpec,
     Workspace,
     build_kernel,
-    call_kernel,
     compiled_kernel,
-    kernel_parameters,
     lane_groups,
     simulate_runs,
 )

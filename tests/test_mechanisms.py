@@ -5,30 +5,29 @@ import math
 
 import numpy as np
 import pytest
+from reference_psums import pm2_noise_variance_as_printed, psums, statistic_variance_direct, window_weights
 
 from colme.private_colme.mechanisms import (
     MECHANISMS,
     STATISTIC,
     VARIANCE,
     WEIGHTS,
-    new_pair_state,
+    PairState,
     pm2_levels,
-    psums,
+    printed_pm2_noise_table,
     release,
-    statistic_variance_direct,
-    window_weights,
 )
 
 CASES = list(itertools.product(("pm1", "pm2"), ("last", "mom", "wmom")))
 
 
 def run_pair(times, samples_mean, fresh, mechanism, weights, sigma2=0.25, sigma_dp2=3.0):
-    state, count, noise, coef = new_pair_state(1, pm2_levels(len(times)))
+    pair = PairState.new(1, pm2_levels(len(times)))
     out = []
     for t, mean, z in zip(times, samples_mean, fresh, strict=True):
-        value = release(0, float(t), mean, z, sigma2, sigma_dp2, MECHANISMS[mechanism],
-                        WEIGHTS[weights], state, count, noise, coef)
-        out.append((value, state[0, STATISTIC], state[0, VARIANCE]))
+        value = release(pair=0, t=float(t), sample_mean=mean, fresh_noise=z, sigma2=sigma2, sigma_dp2=sigma_dp2,
+                        mechanism=MECHANISMS[mechanism], weights=WEIGHTS[weights], **pair.arguments())
+        out.append((value, pair.state[0, STATISTIC], pair.state[0, VARIANCE]))
     return np.array(out)
 
 
@@ -74,12 +73,13 @@ def test_pm2_memory_is_logarithmic():
     k_max = 1000
     levels = pm2_levels(k_max)
     assert levels == math.floor(math.log2(k_max)) + 1
-    state, count, noise, coef = new_pair_state(1, levels)
+    pair = PairState.new(1, levels)
     rng = np.random.default_rng(2)
     for t in range(1, k_max + 1):
-        release(0, float(t), 0.0, rng.standard_normal(), 1.0, 1.0, 1, 1, state, count, noise, coef)
-        assert np.count_nonzero(noise[0]) == bin(t).count("1") <= levels
-    assert state.shape[1] + noise.shape[1] + coef.shape[1] < 50  # O(log k) floats per pair
+        release(pair=0, t=float(t), sample_mean=0.0, fresh_noise=rng.standard_normal(), sigma2=1.0, sigma_dp2=1.0,
+                mechanism=MECHANISMS["pm2"], weights=WEIGHTS["mom"], **pair.arguments())
+        assert np.count_nonzero(pair.block_noise[0]) == bin(t).count("1") <= levels
+    assert sum(pair.arguments()[name].shape[1] for name in ("state", "block_noise", "block_coef")) < 50  # O(log k)
 
 
 @pytest.mark.parametrize("mechanism, weights", CASES)
@@ -105,8 +105,6 @@ def test_variance_matches_simulated_mechanism(mechanism, weights):
 
 def test_printed_pm2_formula_agrees_until_distinct_blocks_share_a_bit():
     """Eq. (21) as printed equals the mechanism for non-MoM and for k < 7, and overstates MoM after."""
-    from colme.private_colme.mechanisms import pm2_noise_variance_as_printed
-
     times = np.arange(1, 41) * 5.0
     for k in range(1, 41):
         last = window_weights(k, "last")
@@ -123,8 +121,6 @@ def test_printed_pm2_formula_agrees_until_distinct_blocks_share_a_bit():
 
 @pytest.mark.parametrize("weights", ["last", "mom", "wmom"])
 def test_compiled_printed_formula_matches_reference(weights):
-    from colme.private_colme.mechanisms import pm2_noise_variance_as_printed, printed_pm2_noise_table
-
     times = 3.0 + 7.0 * np.arange(50)
     table = np.empty(50)
     printed_pm2_noise_table(times, WEIGHTS[weights], table)

@@ -72,13 +72,13 @@ def pair_estimates(scheme, reps, k, gap, sigma_dp, sigma_w, rng, offset=2.0):
     and the final estimate before negative values are clipped, rebuilt from the kernel's
     own accumulators."""
     from colme.private_colme.kernel import _estimate_variance
-    from colme.private_colme.mechanisms import new_pair_state, release
+    from colme.private_colme.mechanisms import MECHANISMS, WEIGHTS, PairState, release
 
     half_width = math.sqrt(3) / 2  # sigma = 1/2
     out = np.empty((reps, k))
     raw = np.empty(reps)
     for r in range(reps):
-        state, count, noise, coef = new_pair_state(1, 1)
+        pair = PairState.new(1, 1)
         row = np.zeros(8)
         total = squares = 0.0
         for i in range(1, k + 1):
@@ -87,7 +87,8 @@ def pair_estimates(scheme, reps, k, gap, sigma_dp, sigma_w, rng, offset=2.0):
             squares += (x * x).sum()
             t = float(i * gap)
             z, w = sigma_dp * rng.standard_normal(), sigma_w * rng.standard_normal()
-            value = release(0, t, total / t, z, 0.25, sigma_dp**2, 0, 0, state, count, noise, coef)
+            value = release(pair=0, t=t, sample_mean=total / t, fresh_noise=z, sigma2=0.25, sigma_dp2=sigma_dp**2,
+                            mechanism=MECHANISMS["pm1"], weights=WEIGHTS["last"], **pair.arguments())
             out[r, i - 1] = _estimate_variance(row, scheme, offset, t, float(gap), i, value,
                                                total, squares, z, w, sigma_dp**2)
         if scheme == 1:  # eq. (8)

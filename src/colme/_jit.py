@@ -12,10 +12,12 @@ a compiled function took, so a test can catch the silent fallback.
 
 from __future__ import annotations
 
+import inspect
 import re
 import warnings
 
 import numba
+import numpy as np
 
 try:
     from numba.core import config, cpu, registry
@@ -95,3 +97,33 @@ def uses_noalias(dispatcher) -> bool:
         if not pointers or not all("noalias" in attributes for attributes in pointers):
             return False
     return True
+
+
+def check_distinct(arrays: dict[str, np.ndarray], owner: str) -> None:
+    """Raise unless no two of ``arrays`` share memory: the promise ``jit_noalias`` relies on."""
+    items = list(arrays.items())
+    for i, (name, first) in enumerate(items):
+        for other, second in items[i + 1:]:
+            if np.may_share_memory(first, second):
+                raise ValueError(f"{owner} arrays must be distinct allocations (noalias kernel): "
+                                 f"{name} and {other} overlap")
+
+
+def kernel_parameters(kernel) -> tuple[str, ...]:
+    """The parameter names of a compiled dispatcher (its Python function's)."""
+    return tuple(inspect.signature(kernel.py_func).parameters)
+
+
+def call_kernel(kernel, arguments: dict) -> None:
+    """``kernel(**arguments)``, after checking that the names are exactly its parameters.
+
+    The kernel is called by name, never by position, so the order of its parameter list
+    binds nobody; a missing or unknown name fails here with the names, rather than with
+    Numba's bare argument count.
+    """
+    expected = kernel_parameters(kernel)
+    if set(arguments) != set(expected):
+        missing = sorted(set(expected) - set(arguments))
+        unknown = sorted(set(arguments) - set(expected))
+        raise TypeError(f"kernel arguments: missing {missing}, unknown {unknown}")
+    kernel(**arguments)

@@ -8,15 +8,8 @@ unrolled, so that LLVM packs them into the CPU's vector registers; its state hol
 from the agents' true means (float32 stays exact at the paper horizon); its draws come
 from an inline counter-based generator (SplitMix64) keyed by each run's generator.
 
-Interpretations where the paper is silent (recorded in every figure's metadata):
-
-* W_ab^(t) uses the current |C_b^(t)| and the previous consensus mu~_b^(t-1) (Alg. 1, line 24).
-* C_a^(0) is empty, so every agent "changes" at t = 1 and starts its alpha clock there;
-  mu~^(0) = 0 biases t = 1 (e.g. MSE ~ 1.63 for eps = 1), as Algorithm 1 prescribes.
-* The final if/else compares |C_b^(t)| <= 2 over b in C_a^(t), a included, and falls back to
-  the agent's non-private local mean X-bar_a^(t) (line 32).
-* The noise of curve eps is sigma_DP(eps) times one unit-variance Laplace draw shared by all
-  curves; the data sample is shared too.
+The choices made where seed 002 is silent, which this kernel implements, are listed once,
+in ``choices.py`` (and recorded in every figure's metadata).
 """
 
 from __future__ import annotations
@@ -24,7 +17,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import importlib.util
-import inspect
 import linecache
 import math
 import os
@@ -36,6 +28,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from .._jit import call_kernel, check_distinct
 from ..graphs import csr_neighbours
 from ..populations import UniformClasses
 from ..privacy import laplace_sigma_dp
@@ -438,34 +431,11 @@ class Workspace:
         )
 
     def __post_init__(self):
-        arrays = list(self.arguments().values())
-        for i, first in enumerate(arrays):
-            if any(np.may_share_memory(first, second) for second in arrays[i + 1:]):
-                raise ValueError("Workspace arrays must be distinct allocations (noalias kernel)")
+        check_distinct(self.arguments(), "Workspace")
 
     def arguments(self) -> dict[str, np.ndarray]:
         """The arrays by kernel parameter name (not ``dataclasses.asdict``, which copies)."""
         return {field.name: getattr(self, field.name) for field in fields(self)}
-
-
-def kernel_parameters(kernel) -> tuple[str, ...]:
-    """The parameter names of a dispatcher from ``compiled_kernel`` (its Python function's)."""
-    return tuple(inspect.signature(kernel.py_func).parameters)
-
-
-def call_kernel(kernel, arguments: dict) -> None:
-    """``kernel(**arguments)``, after checking that the names are exactly its parameters.
-
-    The kernel is called by name, never by position, so the order of its parameter list
-    binds nobody; a missing or unknown name fails here with the names, rather than with
-    Numba's bare argument count.
-    """
-    expected = kernel_parameters(kernel)
-    if set(arguments) != set(expected):
-        missing = sorted(set(expected) - set(arguments))
-        unknown = sorted(set(arguments) - set(expected))
-        raise TypeError(f"kernel arguments: missing {missing}, unknown {unknown}")
-    kernel(**arguments)
 
 
 def simulate_runs(

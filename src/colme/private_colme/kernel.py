@@ -6,31 +6,24 @@ restricted round-robin over C_a^(t-1)), which answers through a p-sum release me
 theta_t = 0.05/ln(t+1)) and combines its own mean and the accepted statistics T_{b->a}
 with the inverse-variance weights of eq. (3).
 
-Interpretations where the paper is silent (recorded in the figures' metadata):
-
-* RR order: agent a queries the other agents in increasing index order, cyclically,
-  starting with the lowest index (position l = 1..M-1 is queried at t = l + (i-1)(M-1),
-  as in Proposition 3).  rRR scans the same cyclic order from the last queried position
-  and takes the first agent in C_a^(t-1); if there is none, a queries nobody that step.
-* ``retest="query"`` (default): chi_a(b) is re-evaluated only when b answers, at
-  t = t_kappa with X-bar_a^(t_kappa) (the paper's "t = t_kappa");
-  ``retest="every_step"`` re-tests every b at every t with the current X-bar_a^(t).
-* Before b's first answer, b is in C_a (chi = 1) with T = 0 and Var[T] = inf: weight 0.
-* Common random numbers: every curve of a panel sees the same samples and the same
-  standard Gaussian and Laplace draws (one of each per receiving agent and step).
+The steps follow Algorithm 1's Receive, Query and Estimate blocks, for all agents at once.
+The choices made where seed 004 is silent, which this kernel implements (RR order, when
+chi is re-tested, b before its first answer, common random numbers...), are listed once,
+in ``choices.py`` (and recorded in every figure's metadata).
 """
 
 from __future__ import annotations
 
 import copy
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import NamedTuple
 
 import numba
 import numpy as np
 from scipy.special import ndtri
 
-from .._jit import jit_noalias
+from .._jit import call_kernel, check_distinct, jit_noalias
 from ..populations import UniformClasses
 from ..privacy import gaussian_sigma_dp, laplace_sigma_dp, unit_laplace
 from ..timegrid import checked_t_record
@@ -42,7 +35,7 @@ from .mechanisms import (
     STATISTIC,
     VARIANCE,
     WEIGHTS,
-    new_pair_state,
+    PairState,
     pm2_levels,
     release,
 )
@@ -137,46 +130,164 @@ class ColmeSpec:
             return gaussian_sigma_dp(eps, delta, half_width)
         return laplace_sigma_dp(eps, half_width)
 
+    def curve_arguments(self, curve: ColmeCurve) -> dict:
+        """The kernel's per-curve parameters, by name."""
+        return {
+            "schedule": SCHEDULES[curve.schedule],
+            "mechanism": MECHANISMS[curve.mechanism],
+            "weights": WEIGHTS[curve.weights],
+            "gaussian": curve.noise == "gaussian",
+            "oracle": curve.oracle,
+            "sigma_dp": self.sigma_dp(curve),
+            "sigma_w": self.sigma_w(curve),
+            "scheme": VARIANCE_SCHEMES[curve.variance],
+        }
 
-def decision_thresholds(theta0: float, t_max: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per t = 0..t_max: z_t^2, theta_t = theta0 / ln(t + 1) and Phi^{-1}(theta_t / 2).
 
-    z_t = Phi^{-1}(1 - theta_t/2) is the known-variance threshold (Sec. III-C1); the Welch
-    test (Sec. III-C2) turns theta_t and Phi^{-1}(theta_t/2) into a Student-t quantile.
-    """
+class Thresholds(NamedTuple):
+    """The decision rule's per-t constants, t = 0..t_max (Sec. III-C, theta_t = theta0/ln(t+1))."""
+
+    z2: np.ndarray  # z_t^2, z_t = Phi^{-1}(1 - theta_t/2): the known-variance threshold
+    theta: np.ndarray  # theta_t
+    z_lower: np.ndarray  # Phi^{-1}(theta_t/2), from which the Welch test's t-quantile starts
+
+
+def decision_thresholds(theta0: float, t_max: int) -> Thresholds:
+    """``Thresholds`` for t = 0..t_max: theta_t = theta0 / ln(t + 1), capped at 1."""
     t = np.arange(t_max + 1, dtype=np.float64)
     with np.errstate(divide="ignore"):
         theta = np.minimum(theta0 / np.log(t + 1.0), 1.0)
     theta[0] = 1.0
     z_lower = ndtri(theta / 2.0)
-    return z_lower**2, theta, z_lower
+    return Thresholds(z2=z_lower**2, theta=theta, z_lower=z_lower)
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """One run of one curve: agent a's view of every sender b, and the pairs' release state.
+
+    The field names are the kernel's parameter names (``arguments()`` passes them by name);
+    each field is its own allocation (the kernel is compiled with ``jit_noalias``).
+    """
+
+    chi: np.ndarray  # (M, M) uint8: chi_a(b), b in C_a
+    stat: np.ndarray  # (M, M) T_{b->a}
+    var: np.ndarray  # (M, M) Var[T_{b->a}] (known variance) or its estimate (Sec. III-C2)
+    prec: np.ndarray  # (M, M) 1/Var, 0 before b's first answer
+    sample_sum: np.ndarray  # (M,) running sum of a's samples
+    sample_sq: np.ndarray  # (M,) and of their squares
+    fresh: np.ndarray  # (M,) this step's p-sum noise of a's answer
+    fresh_w: np.ndarray  # (M,) this step's noise of a released partial variance (Sch-Var-1)
+    pointer: np.ndarray  # (M,) int64: rRR's last queried position
+    estimates: np.ndarray  # (M*M, 8) per-pair variance-estimation state (``_estimate_variance``)
+    pairs: PairState  # p-sum release state of every ordered pair, row a * M + b
+
+    @classmethod
+    def allocate(cls, n_agents: int, levels: int) -> Workspace:
+        """Fresh arrays for ``n_agents`` agents and PM-II's ``levels`` dyadic levels."""
+        n = n_agents
+
+        def per_agent():
+            return np.zeros(n)
+
+        return cls(
+            chi=np.zeros((n, n), dtype=np.uint8),
+            stat=np.zeros((n, n)),
+            var=np.zeros((n, n)),
+            prec=np.zeros((n, n)),
+            sample_sum=per_agent(),
+            sample_sq=per_agent(),
+            fresh=per_agent(),
+            fresh_w=per_agent(),
+            pointer=np.zeros(n, dtype=np.int64),
+            estimates=np.zeros((n * n, 8)),
+            pairs=PairState.new(n * n, levels),
+        )
+
+    def __post_init__(self):
+        check_distinct(self.arguments(), "Workspace")
+
+    def arguments(self) -> dict[str, np.ndarray]:
+        """The arrays by kernel parameter name, the pairs' release state included."""
+        own = {field.name: getattr(self, field.name) for field in fields(self) if field.name != "pairs"}
+        return own | self.pairs.arguments()
 
 
 @jit_noalias
 def _simulate_colme_run(
-    classes, agent_means, half_width, sigma2, schedule, mechanism, weights, gaussian,
-    oracle, every_step, sigma_dp, sigma_w, scheme, bayes_offset, dof_from_count, drop_first,
-    z2, theta, z_lower, t_record, rng, mse_out, diagnostics_out,
-    chi, stat, var, prec, sample_sum, sample_sq, fresh, fresh_w, pointer,
-    state, count, block_noise, block_coef, estimates,
+    classes, agent_means, half_width, sigma2,
+    schedule, mechanism, weights, gaussian, oracle, sigma_dp, sigma_w, scheme,
+    every_step, bayes_offset, dof_from_count, drop_first, z2, theta, z_lower, t_record,
+    rng, mse_out, diagnostics_out,
+    chi, stat, var, prec, sample_sum, sample_sq, fresh, fresh_w, pointer, estimates,
+    state, count, block_noise, block_coef,
 ):
-    """One run of Algorithm 1 for one curve; writes the average MSE at ``t_record``, and
-    the ``DIAGNOSTICS`` at those times to ``diagnostics_out`` (3, len(t_record)).
+    """One run of Algorithm 1 for one curve, every agent at once; writes the average MSE
+    at ``t_record`` to ``mse_out`` and the ``DIAGNOSTICS`` to ``diagnostics_out`` (3, len).
 
-    ``chi``/``stat``/``var``/``prec`` (M, M) hold, for receiver a and sender b,
-    chi_a(b), T_{b->a}, Var[T_{b->a}] (known variance) or its estimate (Sec. III-C2),
-    and 1/Var (0 before the first answer).  ``scheme``: 0 known variance (z-test,
-    eq. (3)); 1 Sch-Var-1, 2 Sch-Var-2, 3 Sch-Var-2 with eq. (19) (Welch test, eq. (5)).
-    ``estimates`` (M*M, 8) is the per-pair variance-estimation state (``_estimate_variance``).
-    Sch-Var-2 variants: ``dof_from_count`` gives the Welch test kappa - 1 degrees of freedom
-    for b's estimate (the number of intervals it is built from) instead of the printed
-    t_kappa - 1; ``drop_first`` leaves out the first query interval (shorter than M - 1
-    under RR), so that every interval has the gap the Bayesian estimator assumes.
+    Called by name only (``call_kernel``).  Instance: ``classes``, ``agent_means``; data
+    law: uniform on mu_a +- ``half_width`` (variance ``sigma2``).  Curve: ``schedule``
+    (``SCHEDULES``), ``mechanism``, ``weights`` (``mechanisms``), ``gaussian`` (else Laplace)
+    noise of standard deviation ``sigma_dp`` per p-sum and ``sigma_w`` per released partial
+    variance, ``oracle`` (C_a = a's class), ``scheme`` (``VARIANCE_SCHEMES``: 0 known
+    variance, z-test and eq. (3); 1 Sch-Var-1, 2 Sch-Var-2, 3 Sch-Var-2 with eq. (19): Welch
+    test and eq. (5)).  Panel: ``every_step`` (``retest``), ``bayes_offset`` (eq. (19)'s
+    prior), ``dof_from_count`` (Welch degrees of freedom kappa - 1 instead of t_kappa - 1),
+    ``drop_first`` (Sch-Var-2 without its first query interval), the ``Thresholds`` and
+    ``t_record``.  The rest is the ``Workspace``.
     """
     n = classes.shape[0]
     known = scheme == 0
     first = 1 if drop_first and scheme >= 2 else 0  # Sch-Var-2 intervals left out
     by_count = dof_from_count and scheme >= 2
+    sigma_dp2 = sigma_dp * sigma_dp
+    _initialise(classes, oracle, chi, stat, var, prec, sample_sum, sample_sq, pointer)
+    next_record = 0
+    for t in range(1, t_record[-1] + 1):
+        # Receive (lines 4-6), with this step's noise draws
+        _receive(agent_means, half_width, gaussian, sigma_dp, sigma_w, rng,
+                 sample_sum, sample_sq, fresh, fresh_w)
+        # Query (lines 7-11), and the test of the answering agent at t = t_kappa
+        for a in range(n):
+            b = _choose_agent(a, t, schedule, chi, pointer)
+            if b < 0:
+                continue
+            pair = a * n + b
+            gap_time = t - state[pair, LAST_TIME]
+            value = release(
+                pair=pair, t=float(t), sample_mean=sample_sum[b] / t, fresh_noise=fresh[a],
+                sigma2=sigma2, sigma_dp2=sigma_dp2, mechanism=mechanism, weights=weights,
+                state=state, count=count, block_noise=block_noise, block_coef=block_coef,
+            )
+            stat[a, b] = state[pair, STATISTIC]
+            if known:
+                var[a, b] = state[pair, VARIANCE]
+            else:  # line 11: V_{b->a}
+                estimate = _estimate_variance(
+                    estimates[pair], scheme, bayes_offset, float(t), gap_time, count[pair], value,
+                    sample_sum[b], sample_sq[b], fresh[a], fresh_w[a], sigma_dp2, first,
+                )
+                var[a, b] = estimate * state[pair, DATA_COEF] + state[pair, NOISE_VAR]
+            prec[a, b] = 1.0 / var[a, b]
+            if not oracle and not every_step:
+                other_count = float(count[pair] - first) if by_count else float(t)
+                chi[a, b] = _accept(known, sample_sum[a], sample_sq[a], float(t), stat[a, b],
+                                    var[a, b], other_count, sigma2, z2[t], theta[t], z_lower[t])
+        # Estimate (lines 12-14): C_a^(t) re-tested in full if every_step, then mu_a^(t)
+        if every_step and not oracle:
+            _retest_all(t, known, first, by_count, sigma2, z2[t], theta[t], z_lower[t],
+                        chi, stat, var, sample_sum, sample_sq, state, count)
+        if t == t_record[next_record]:
+            mse_out[next_record] = _mean_squared_error(t, known, sigma2, agent_means, chi, stat, prec,
+                                                       sample_sum, sample_sq)
+            _record_membership(classes, chi, count, diagnostics_out[:, next_record])
+            next_record += 1
+
+
+@numba.njit(cache=True)
+def _initialise(classes, oracle, chi, stat, var, prec, sample_sum, sample_sq, pointer):
+    """Lines 1-2: C_a^(0) = [M] (the oracle: a's class), T = 0, Var[T] = inf, no samples."""
+    n = classes.shape[0]
     for a in range(n):
         sample_sum[a] = 0.0
         sample_sq[a] = 0.0
@@ -186,101 +297,109 @@ def _simulate_colme_run(
             stat[a, b] = 0.0
             var[a, b] = np.inf
             prec[a, b] = 0.0
-    next_record = 0
-    for t in range(1, t_record[-1] + 1):
-        for a in range(n):
-            x = agent_means[a] + half_width * (2.0 * rng.random() - 1.0)
-            sample_sum[a] += x
-            sample_sq[a] += x * x
-            normal = rng.standard_normal()
-            laplace = unit_laplace(rng.random())
-            fresh[a] = sigma_dp * (normal if gaussian else laplace)
-            normal = rng.standard_normal()
-            laplace = unit_laplace(rng.random())
-            fresh_w[a] = sigma_w * (normal if gaussian else laplace)
-        for a in range(n):
-            if schedule == 0:
-                position = (t - 1) % (n - 1)
-                b = position if position < a else position + 1
-            else:
-                b = -1
-                for step in range(1, n):
-                    position = (pointer[a] + step) % (n - 1)
-                    candidate = position if position < a else position + 1
-                    if chi[a, candidate]:
-                        b = candidate
-                        pointer[a] = position
-                        break
-            if b < 0:
+
+
+@numba.njit(cache=True)
+def _receive(agent_means, half_width, gaussian, sigma_dp, sigma_w, rng, sample_sum, sample_sq, fresh, fresh_w):
+    """Lines 5-6: each agent's sample X_a^(t) (uniform on mu_a +- half_width), and the noise
+    of the p-sum (and, for Sch-Var-1, of the partial variance) it releases this step.
+
+    Draw order per agent: sample, normal, uniform (Laplace), normal, uniform: every curve
+    draws both noise laws, so all curves see the same stream (common random numbers).
+    """
+    for a in range(agent_means.shape[0]):
+        x = agent_means[a] + half_width * (2.0 * rng.random() - 1.0)
+        sample_sum[a] += x
+        sample_sq[a] += x * x
+        normal = rng.standard_normal()
+        laplace = unit_laplace(rng.random())
+        fresh[a] = sigma_dp * (normal if gaussian else laplace)
+        normal = rng.standard_normal()
+        laplace = unit_laplace(rng.random())
+        fresh_w[a] = sigma_w * (normal if gaussian else laplace)
+
+
+@numba.njit(cache=True)
+def _choose_agent(a, t, schedule, chi, pointer):
+    """Line 8, ``choose_agent``: RR (position (t - 1) mod (M - 1), skipping a), or rRR (the
+    next position in C_a^(t-1) after the last queried one); -1 if rRR finds nobody."""
+    n = chi.shape[0]
+    if schedule == 0:
+        position = (t - 1) % (n - 1)
+        return position if position < a else position + 1
+    for step in range(1, n):
+        position = (pointer[a] + step) % (n - 1)
+        candidate = position if position < a else position + 1
+        if chi[a, candidate]:
+            pointer[a] = position
+            return candidate
+    return -1
+
+
+@numba.njit(cache=True)
+def _retest_all(t, known, first, by_count, sigma2, z2, theta, z_lower,
+                chi, stat, var, sample_sum, sample_sq, state, count):
+    """Line 13 with ``retest="every_step"``: chi_a(b) for every pair with the current X-bar_a^(t)."""
+    n = chi.shape[0]
+    for a in range(n):
+        for b in range(n):
+            other_count = float(count[a * n + b] - first) if by_count else state[a * n + b, LAST_TIME]
+            chi[a, b] = a != b and _accept(known, sample_sum[a], sample_sq[a], float(t), stat[a, b],
+                                           var[a, b], other_count, sigma2, z2, theta, z_lower)
+
+
+@numba.njit(cache=True)
+def _mean_squared_error(t, known, sigma2, agent_means, chi, stat, prec, sample_sum, sample_sq):
+    """Line 14 averaged over agents: (1/M) sum_a (mu_a^(t) - mu_a)^2, with mu_a^(t) the
+    inverse-variance combination of eq. (3) (known variance) or eq. (5) (V_a^(t))."""
+    n = chi.shape[0]
+    squared_error = 0.0
+    for a in range(n):
+        own_mean = sample_sum[a] / t
+        own_var = sigma2 if known else _sample_variance(sample_sum[a], sample_sq[a], float(t))
+        if own_var > 0.0:
+            weighted = own_mean * t / own_var
+            total = t / own_var
+            for b in range(n):
+                on = prec[a, b] if chi[a, b] else 0.0
+                weighted += on * stat[a, b]
+                total += on
+            error = weighted / total - agent_means[a]
+        else:  # t = 1 without a known variance: no weights yet, keep the own mean
+            error = own_mean - agent_means[a]
+        squared_error += error * error
+    return squared_error / n
+
+
+@numba.njit(cache=True)
+def _record_membership(classes, chi, count, out):
+    """The ``DIAGNOSTICS`` at t into ``out`` (3,): shares of classmates and of the others
+    in C_a (averaged over the agents that have any), and releases per accepted pair."""
+    n = classes.shape[0]
+    mates_share = others_share = releases = 0.0
+    with_mates = with_others = accepted_pairs = 0
+    for a in range(n):
+        mates = others = mates_in = others_in = 0
+        for b in range(n):
+            if b == a:
                 continue
-            pair = a * n + b
-            gap_time = t - state[pair, LAST_TIME]
-            value = release(pair, float(t), sample_sum[b] / t, fresh[a], sigma2, sigma_dp * sigma_dp,
-                            mechanism, weights, state, count, block_noise, block_coef)
-            stat[a, b] = state[pair, STATISTIC]
-            if known:
-                var[a, b] = state[pair, VARIANCE]
-            else:
-                estimate = _estimate_variance(
-                    estimates[pair], scheme, bayes_offset, float(t), gap_time, count[pair], value,
-                    sample_sum[b], sample_sq[b], fresh[a], fresh_w[a], sigma_dp * sigma_dp, first,
-                )
-                var[a, b] = estimate * state[pair, DATA_COEF] + state[pair, NOISE_VAR]
-            prec[a, b] = 1.0 / var[a, b]
-            if not oracle and not every_step:
-                other_count = float(count[pair] - first) if by_count else float(t)
-                chi[a, b] = _accept(known, sample_sum[a], sample_sq[a], float(t), stat[a, b],
-                                    var[a, b], other_count, sigma2, z2[t], theta[t], z_lower[t])
-        record = t == t_record[next_record]
-        squared_error = 0.0
-        mates_share = others_share = releases = 0.0
-        with_mates = with_others = accepted_pairs = 0
-        for a in range(n):
-            own_mean = sample_sum[a] / t
-            if every_step and not oracle:
-                for b in range(n):
-                    other_count = (float(count[a * n + b] - first) if by_count
-                                   else state[a * n + b, LAST_TIME])
-                    chi[a, b] = a != b and _accept(
-                        known, sample_sum[a], sample_sq[a], float(t), stat[a, b], var[a, b],
-                        other_count, sigma2, z2[t], theta[t], z_lower[t])
-            if record:
-                own_var = sigma2 if known else _sample_variance(sample_sum[a], sample_sq[a], float(t))
-                if own_var > 0.0:
-                    weighted = own_mean * t / own_var
-                    total = t / own_var
-                    for b in range(n):
-                        on = prec[a, b] if chi[a, b] else 0.0
-                        weighted += on * stat[a, b]
-                        total += on
-                    error = weighted / total - agent_means[a]
-                else:  # t = 1 without a known variance: no weights yet, keep the own mean
-                    error = own_mean - agent_means[a]
-                squared_error += error * error
-                mates = others = mates_in = others_in = 0
-                for b in range(n):
-                    if b == a:
-                        continue
-                    same = classes[a] == classes[b]
-                    mates += same
-                    others += not same
-                    if chi[a, b]:
-                        mates_in += same
-                        others_in += not same
-                        releases += count[a * n + b]
-                        accepted_pairs += 1
-                if mates:
-                    mates_share += mates_in / mates
-                    with_mates += 1
-                if others:
-                    others_share += others_in / others
-                    with_others += 1
-        if record:
-            mse_out[next_record] = squared_error / n
-            diagnostics_out[0, next_record] = mates_share / with_mates if with_mates else np.nan
-            diagnostics_out[1, next_record] = others_share / with_others if with_others else np.nan
-            diagnostics_out[2, next_record] = releases / accepted_pairs if accepted_pairs else np.nan
-            next_record += 1
+            same = classes[a] == classes[b]
+            mates += same
+            others += not same
+            if chi[a, b]:
+                mates_in += same
+                others_in += not same
+                releases += count[a * n + b]
+                accepted_pairs += 1
+        if mates:
+            mates_share += mates_in / mates
+            with_mates += 1
+        if others:
+            others_share += others_in / others
+            with_others += 1
+    out[0] = mates_share / with_mates if with_mates else np.nan
+    out[1] = others_share / with_others if with_others else np.nan
+    out[2] = releases / accepted_pairs if accepted_pairs else np.nan
 
 
 @numba.njit(cache=True)
@@ -307,7 +426,8 @@ def _accept(known, own_sum, own_sq, t, statistic, variance, t_kappa, sigma2, z2,
     own = _sample_variance(own_sum, own_sq, t) / t
     if t < 2.0 or t_kappa < 2.0 or own <= 0.0:
         return 1
-    quantile = student_t_quantile(theta, z_lower, welch_dof(own, t, variance, t_kappa))
+    nu = welch_dof(own_var_of_mean=own, own_count=t, other_var=variance, other_count=t_kappa)
+    quantile = student_t_quantile(two_sided_tail=theta, z_lower=z_lower, nu=nu)
     return 1 if gap * gap < quantile * quantile * (own + variance) else 0
 
 
@@ -353,7 +473,7 @@ def _estimate_variance(
     if estimate >= 0.0:
         return estimate if estimate > 0.0 else np.inf
     if scheme == 3:
-        return bayes_variance(v_prime, float(kappa), noise_var, bayes_offset)
+        return bayes_variance(v_prime=v_prime, kappa=float(kappa), noise_var=noise_var, shape_offset=bayes_offset)
     return np.inf
 
 
@@ -374,27 +494,25 @@ def simulate_colme_runs(
     for curve in spec.curves:
         if not variance_supported(curve.variance, curve.mechanism):
             raise ValueError(f"{curve.name}: {UNSUPPORTED_VARIANCE}")
-    n = spec.n_agents
-    thresholds = decision_thresholds(spec.theta0, spec.t_max)
     levels = pm2_levels(spec.t_max)
     population = spec.population
     mse = np.empty((classes.shape[0], len(spec.curves), len(t_record)))
     if diagnostics is None:
         diagnostics = np.empty((*mse.shape[:2], len(DIAGNOSTICS), len(t_record)))
-    matrices = [np.zeros((n, n)) for _ in range(3)]
-    chi = np.zeros((n, n), dtype=np.uint8)
+    panel = decision_thresholds(spec.theta0, spec.t_max)._asdict() | {
+        "every_step": spec.retest == "every_step",
+        "bayes_offset": BAYES_PRIORS[spec.bayes_prior],
+        "dof_from_count": spec.welch_dof == "kappa",
+        "drop_first": spec.schvar2_first_interval == "drop",
+        "t_record": t_record,
+        "half_width": population.half_width,
+        "sigma2": population.sigma**2,
+    }
     for run in range(classes.shape[0]):
+        instance = {"classes": classes[run].astype(np.int64), "agent_means": population.agent_means(classes[run])}
         for index, curve in enumerate(spec.curves):
-            pair_state = new_pair_state(n * n, levels)
-            _simulate_colme_run(
-                classes[run].astype(np.int64), population.agent_means(classes[run]),
-                population.half_width, population.sigma**2, SCHEDULES[curve.schedule],
-                MECHANISMS[curve.mechanism], WEIGHTS[curve.weights], curve.noise == "gaussian",
-                curve.oracle, spec.retest == "every_step", spec.sigma_dp(curve), spec.sigma_w(curve),
-                VARIANCE_SCHEMES[curve.variance], BAYES_PRIORS[spec.bayes_prior],
-                spec.welch_dof == "kappa", spec.schvar2_first_interval == "drop", *thresholds,
-                t_record, copy.deepcopy(generators[run]), mse[run, index], diagnostics[run, index],
-                chi, *matrices, *(np.zeros(n) for _ in range(4)), np.zeros(n, dtype=np.int64),
-                *pair_state, np.zeros((n * n, 8)),
-            )
+            outputs = {"rng": copy.deepcopy(generators[run]), "mse_out": mse[run, index],
+                       "diagnostics_out": diagnostics[run, index]}
+            workspace = Workspace.allocate(spec.n_agents, levels).arguments()
+            call_kernel(_simulate_colme_run, instance | spec.curve_arguments(curve) | panel | outputs | workspace)
     return mse

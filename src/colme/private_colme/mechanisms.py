@@ -23,6 +23,8 @@ sum c_i U_i^2 + 2 u sum c_i U_i + u^2 sum c_i.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
+
 import numba
 import numpy as np
 
@@ -56,16 +58,33 @@ def pm2_levels(max_releases: int) -> int:
     return int(max_releases).bit_length()
 
 
-def new_pair_state(n_pairs: int, levels: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(float state, release counts, PM-II block noises, PM-II block coefficients)."""
-    state = np.zeros((n_pairs, N_FIELDS))
-    state[:, VARIANCE] = np.inf
-    return (
-        state,
-        np.zeros(n_pairs, dtype=np.int64),
-        np.zeros((n_pairs, levels)),
-        np.zeros((n_pairs, levels)),
-    )
+@dataclass(frozen=True)
+class PairState:
+    """The p-sum bookkeeping of ``n_pairs`` ordered pairs b -> a (``release``'s state).
+
+    The field names are ``release``'s parameter names: ``arguments()`` passes them by name.
+    """
+
+    state: np.ndarray  # (n_pairs, N_FIELDS) float columns above
+    count: np.ndarray  # (n_pairs,) releases so far, kappa
+    block_noise: np.ndarray  # (n_pairs, levels) PM-II: noise of each open dyadic block
+    block_coef: np.ndarray  # (n_pairs, levels) PM-II: its coefficient in T
+
+    @classmethod
+    def new(cls, n_pairs: int, levels: int) -> PairState:
+        """No release yet: Var[T] = inf, every count and block zero."""
+        state = np.zeros((n_pairs, N_FIELDS))
+        state[:, VARIANCE] = np.inf
+        return cls(
+            state=state,
+            count=np.zeros(n_pairs, dtype=np.int64),
+            block_noise=np.zeros((n_pairs, levels)),
+            block_coef=np.zeros((n_pairs, levels)),
+        )
+
+    def arguments(self) -> dict[str, np.ndarray]:
+        """The arrays by parameter name (not ``dataclasses.asdict``, which copies)."""
+        return {field.name: getattr(self, field.name) for field in fields(self)}
 
 
 @numba.njit(cache=True)
@@ -138,80 +157,15 @@ def release(
     return value
 
 
-def statistic_variance_direct(
-    times: np.ndarray, weights: np.ndarray, mechanism: str, sigma2: float, sigma_dp2: float
-) -> float:
-    """Var[T] straight from eq. (2) and the p-sum structure, by explicit sums (for tests).
-
-    Builds every p-sum the releases used with its total coefficient sum_j w_j/t_j and adds
-    their squares once each: O(k^2), no incremental bookkeeping.
-    """
-    times = np.asarray(times, dtype=np.float64)
-    k = len(times)
-    coef = np.asarray(weights, dtype=np.float64) / times
-    suffix = np.cumsum(coef[::-1])[::-1]
-    gaps = np.diff(np.concatenate([[0.0], times]))
-    data = sigma2 * np.sum(gaps * suffix**2)
-    blocks: dict[tuple[int, int], float] = {}
-    for j in range(1, k + 1):
-        for first, last in psums(j, mechanism):
-            blocks[(first, last)] = blocks.get((first, last), 0.0) + coef[j - 1]
-    return float(data + sigma_dp2 * sum(c * c for c in blocks.values()))
-
-
-def psums(k: int, mechanism: str) -> list[tuple[int, int]]:
-    """The query intervals (first, last release index) whose p-sums make release k (Sec. IV)."""
-    if mechanism == "pm1":
-        return [(i, i) for i in range(1, k + 1)]
-    out, start = [], 0
-    for level in reversed(range(k.bit_length())):
-        if (k >> level) & 1:
-            out.append((start + 1, start + (1 << level)))
-            start += 1 << level
-    return out
-
-
-def window_weights(k: int, weights: str) -> np.ndarray:
-    """w_1..w_k: non-MoM (last), MoM (uniform) or wMoM (uniform over [2^floor(log2 k), k]).
-
-    Sec. IV-B prints the wMoM weight as 1/(k - 2^(floor(log2 k) + 1)), negative for most
-    k; the window [2^floor(log2 k), k] has k - 2^floor(log2 k) + 1 releases, whose uniform
-    weight is used here.
-    """
-    w = np.zeros(k)
-    first = {"last": k, "mom": 1, "wmom": 1 << (k.bit_length() - 1)}[weights]
-    w[first - 1 :] = 1.0 / (k - first + 1)
-    return w
-
-
-
-def pm2_noise_variance_as_printed(times: np.ndarray, weights: np.ndarray, sigma_dp2: float) -> float:
-    """PM-II noise part of Var[T] exactly as printed in seed 004, Appendix A, eq. (21).
-
-    sigma_DP^2 sum_{l=1}^{floor(log2 k)+1} sum_{i=0}^{l-1}
-    (sum_{j=2^(l-1)}^{min(2^l - 1, k)} Bin_{l-i}(j) w_j / t_j)^2, Bin_1 the least significant
-    bit.  It pools, within an octave [2^(l-1), 2^l), all releases whose bit l-i is set;
-    releases with the same bit set but different higher bits below l use *different*
-    dyadic blocks (e.g. releases 5 and 7 at bit 1), so (21) overstates the variance from
-    k = 7 on when several of them carry weight.  Kept as the "as printed" variant.
-    """
-    k = len(times)
-    coef = np.asarray(weights, dtype=np.float64) / np.asarray(times, dtype=np.float64)
-    total = 0.0
-    for level in range(1, k.bit_length() + 1):
-        octave = np.arange(1 << (level - 1), min((1 << level) - 1, k) + 1)
-        for i in range(level):
-            bit = (octave >> (level - i - 1)) & 1
-            total += float(np.sum(bit * coef[octave - 1])) ** 2
-    return sigma_dp2 * total
-
-
 @numba.njit(cache=True)
 def printed_pm2_noise_table(times, weights, out):
     """``out[k-1]`` = eq. (21) as printed / sigma_DP^2 after k releases at ``times``, all k.
 
-    Compiled form of ``pm2_noise_variance_as_printed`` for the window weights
-    (0 non-MoM, 1 MoM, 2 wMoM); O(k log k) per k.
+    Eq. (21) sigma_DP^2 sum_{l=1}^{floor(log2 k)+1} sum_{i=0}^{l-1}
+    (sum_{j=2^(l-1)}^{min(2^l - 1, k)} Bin_{l-i}(j) w_j / t_j)^2 (Bin_1 the least significant
+    bit) for the window weights (0 non-MoM, 1 MoM, 2 wMoM); O(k log k) per k.  It pools,
+    within an octave [2^(l-1), 2^l), releases that use different dyadic blocks, so it
+    overstates the variance from k = 7 on: kept as the "as printed" variant.
     """
     for k in range(1, times.shape[0] + 1):
         if weights == 0:

@@ -14,7 +14,7 @@ from .mechanisms import (
     MECHANISMS,
     VARIANCE,
     WEIGHTS,
-    new_pair_state,
+    PairState,
     pm2_levels,
     printed_pm2_noise_table,
     release,
@@ -46,20 +46,25 @@ def release_variances(
         raise ValueError(f"pm2_variance must be 'mechanism' or 'as_printed', got {pm2_variance!r}")
     out = np.empty((len(positions), k_max))
     _fill_release_variances(
-        positions, period, sigma2, sigma_dp2, MECHANISMS[mechanism], WEIGHTS[weights], out,
-        *new_pair_state(len(positions), pm2_levels(max(k_max, 1))),
+        positions=positions, period=period, sigma2=sigma2, sigma_dp2=sigma_dp2,
+        mechanism=MECHANISMS[mechanism], weights=WEIGHTS[weights], out=out,
+        **PairState.new(len(positions), pm2_levels(max(k_max, 1))).arguments(),
     )
     return out
 
 
 @numba.njit(cache=True)
 def _fill_release_variances(
-    positions, period, sigma2, sigma_dp2, mechanism, weights, out, state, count, noise, coef
+    positions, period, sigma2, sigma_dp2, mechanism, weights, out, state, count, block_noise, block_coef
 ):
+    """Var[T] after each answer (no data, no noise: the variance does not depend on them)."""
     for row in range(positions.shape[0]):
         for k in range(out.shape[1]):
-            t = float(positions[row] + k * period)
-            release(row, t, 0.0, 0.0, sigma2, sigma_dp2, mechanism, weights, state, count, noise, coef)
+            release(
+                pair=row, t=float(positions[row] + k * period), sample_mean=0.0, fresh_noise=0.0,
+                sigma2=sigma2, sigma_dp2=sigma_dp2, mechanism=mechanism, weights=weights,
+                state=state, count=count, block_noise=block_noise, block_coef=block_coef,
+            )
             out[row, k] = state[row, VARIANCE]
 
 
