@@ -20,28 +20,21 @@ without avx512*>`` (the name alone keeps the host's AVX-512 features), with a pr
 from __future__ import annotations
 
 import argparse
-import importlib
 import math
-import os
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
+from baseline import cpu_description, load_baseline
 
 from colme.ccolme import kernel as consensus
 from colme.ccolme.kernel import PanelSpec, lane_groups
 from colme.graphs import random_regular_edges
 from colme.populations import UniformClasses
-from colme.provenance import host_cpu, vector_isa
 from colme.seeding import run_generator
 
 PAPER_RUNS = 4000
 PAPER_T_MAX = 30_000
 THETA_K = {5: {1.0: 8, 2.0: 7, 4.0: 7, math.inf: 7}, 20: {1.0: 7, 2.0: 6, 4.0: 5, math.inf: 5}}
-REPO = Path(__file__).resolve().parents[1]
 
 
 def panel(degree: int, t_max: int, module=consensus) -> PanelSpec:
@@ -52,20 +45,6 @@ def panel(degree: int, t_max: int, module=consensus) -> PanelSpec:
     )
     grid = np.unique(np.geomspace(1, t_max, 200).astype(np.int64))
     return module.PanelSpec(n_agents=200, degree=degree, curves=curves, t_record=grid)
-
-
-def cpu_description() -> str:
-    """CPU model, host vector ISA, and the CPU name/ISA Numba compiles for."""
-    model, flags = host_cpu()
-    name = os.environ.get("NUMBA_CPU_NAME")
-    features = os.environ.get("NUMBA_CPU_FEATURES")
-    if name is None:
-        import llvmlite.binding as llvm
-
-        name = f"host ({llvm.get_host_cpu_name()})"
-    target = flags if features is None else {f[1:] for f in features.split(",") if f.startswith("+")}
-    return (f"CPU: {model}, {os.cpu_count()} cores, host ISA {vector_isa(flags)}; "
-            f"Numba compiles for {name}, ISA {vector_isa(target)}")
 
 
 def instances(degree: int, runs: int):
@@ -88,26 +67,6 @@ def cpu_seconds(module, spec, classes, edges, dtype) -> float:
 KERNEL_MODULES = ("ccolme.kernel", "consensus")
 
 
-def load_baseline(revision: str):
-    """The kernel module of git revision ``revision``, imported from package ``colme_baseline``.
-
-    Its generated kernel module imports from ``colme_baseline`` too (both layouts derive
-    the root package from ``__package__``), and the kernel cache keys on that source, so the
-    two revisions never share a cached kernel.
-    """
-    folder = Path(tempfile.mkdtemp(prefix="colme-baseline-"))
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", revision, "src/colme"],
-                             check=True, capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-    package = folder / "src" / "colme_baseline"
-    (folder / "src" / "colme").rename(package)
-    sys.path.insert(0, str(folder / "src"))
-    for name in KERNEL_MODULES:
-        if (package / (name.replace(".", "/") + ".py")).exists():
-            return importlib.import_module(f"colme_baseline.{name}")
-    raise SystemExit(f"revision {revision} has none of the kernel modules {KERNEL_MODULES}")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--t-max", type=int, default=3000)
@@ -122,7 +81,7 @@ def main() -> None:
     dtypes = [args.dtype] if args.dtype else args.dtypes
     modules = {"this": consensus}
     if args.baseline:
-        modules[args.baseline] = load_baseline(args.baseline)
+        modules[args.baseline] = load_baseline(args.baseline, KERNEL_MODULES)
     print(cpu_description())
     groups, lanes = lane_groups(12)
     print(f"lanes: {lanes} per kernel call ({groups} call(s) per run for 12 curves)")

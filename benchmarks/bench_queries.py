@@ -2,64 +2,113 @@
 
 One agent-step = one agent receiving a sample, querying one agent (p-sum release, T and
 Var[T] update) and re-testing it; with ``--retest every_step`` each step also re-tests
-all M - 1 pairs.  Prints agent-steps/s per core and the projected time of fig2_sim
-(8 curves x 20 runs x t_max 3e4, M = 200), fig3_varest (5 curves incl. the unknown-variance
-schemes, 20 runs) and fig4_laplace (4 curves x 100 runs, M = 15).
+all M - 1 pairs.  Prints the CPU and the ISA Numba compiles for, agent-steps/s per core and
+the projected time of fig2_sim (8 curves x 20 runs x t_max 3e4, M = 200), fig3_varest
+(5 curves incl. the unknown-variance schemes, 20 runs) and fig4_laplace (4 curves x 100
+runs, M = 15).  Seconds are CPU seconds of this process (best of ``--repeat``).
+``--baseline REF`` also measures the kernel of git revision REF in the same process,
+interleaved, and prints the ratio.  Usage:
 
-    python benchmarks/bench_queries.py [--t-max 3000] [--retest query]
+    python benchmarks/bench_queries.py [--t-max 3000] [--retest query] [--repeat 3]
+        [--baseline d3a38a9]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import math
 import time
+from types import SimpleNamespace
 
 import numpy as np
+from baseline import cpu_description, load_baseline
 
-from colme.populations import UniformClasses
-from colme.private_colme.kernel import ColmeCurve, ColmeSpec, simulate_colme_runs
-from colme.seeding import run_generator
+from colme.private_colme import kernel
 
-FIG2_CURVES = tuple(
-    ColmeCurve(s, m, w) for s in ("rr", "rrr") for m in ("pm1", "pm2") for w in ("mom", "last")
-)
+#: Where the kernel module lives, newest layout first: ``colme.private_colme.kernel`` since
+#: the one-home-per-paper restructure (666d3f3), ``colme.queries`` up to d3a38a9.
+KERNEL_MODULES = ("private_colme.kernel", "queries")
+
+#: Panel name -> (agents M, curves as ColmeCurve keyword arguments, runs at paper fidelity).
+PANELS = {
+    "fig2_sim": (
+        200,
+        [dict(schedule=s, mechanism=m, weights=w)
+         for s in ("rr", "rrr") for m in ("pm1", "pm2") for w in ("mom", "last")],
+        20,
+    ),
+    "fig3_varest": (
+        200,
+        [*(dict(variance=v) for v in ("known", "schvar1", "schvar2", "schvar2_bayes")), dict(weights="mom")],
+        20,
+    ),
+    "fig4_laplace": (
+        15,
+        [dict(schedule="rr", mechanism=m, weights="last", noise=n)
+         for m in ("pm1", "pm2") for n in ("gaussian", "laplace")],
+        100,
+    ),
+}
 
 
-def rate(n_agents: int, curves, t_max: int, retest: str) -> float:
-    grid = np.unique(np.geomspace(1, t_max, 300).astype(np.int64))
-    spec = ColmeSpec(n_agents=n_agents, curves=curves, t_record=grid, retest=retest)
-    classes = UniformClasses().assign(n_agents, run_generator(1, "bench", 0, "instance"))[None]
-    warm = ColmeSpec(n_agents=n_agents, curves=curves, t_record=np.array([3]), retest=retest)
-    simulate_colme_runs(warm, classes, [run_generator(1, "bench", 0, "data")])
-    start = time.perf_counter()
-    simulate_colme_runs(spec, classes, [run_generator(1, "bench", 0, "data")])
-    return len(curves) * n_agents * t_max / (time.perf_counter() - start)
+def engine(module) -> SimpleNamespace:
+    """The kernel ``module`` with the ``populations`` and ``seeding`` of its own root package
+    (``colme`` or ``colme_baseline``)."""
+    package = module.__name__.split(".")[0]
+    return SimpleNamespace(
+        kernel=module,
+        populations=importlib.import_module(f"{package}.populations"),
+        seeding=importlib.import_module(f"{package}.seeding"),
+    )
+
+
+def cpu_seconds(code: SimpleNamespace, n_agents: int, curves: list[dict], t_record: np.ndarray, retest: str) -> float:
+    """CPU seconds of one run of the panel, recorded at ``t_record``, with ``code``'s kernel."""
+    spec = code.kernel.ColmeSpec(
+        n_agents=n_agents,
+        curves=tuple(code.kernel.ColmeCurve(**curve) for curve in curves),
+        t_record=t_record,
+        retest=retest,
+    )
+    instance = code.seeding.run_generator(1, "bench", 0, "instance")
+    classes = code.populations.UniformClasses().assign(n_agents, instance)[None]
+    generators = [code.seeding.run_generator(1, "bench", 0, "data")]
+    start = time.process_time()
+    code.kernel.simulate_colme_runs(spec, classes, generators)
+    return time.process_time() - start
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--t-max", type=int, default=3000)
     parser.add_argument("--retest", choices=("query", "every_step"), default="query")
-    parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=3, help="best of this many measurements")
+    parser.add_argument("--baseline", help="git revision whose Private-ColME kernel to measure alongside")
+    parser.add_argument("--cores", type=int, default=2, help="cores assumed for the projection")
     args = parser.parse_args()
-    fig4_curves = tuple(ColmeCurve("rr", m, "last", n) for m in ("pm1", "pm2") for n in ("gaussian", "laplace"))
-    fig3_curves = (
-        *(ColmeCurve(variance=v) for v in ("known", "schvar1", "schvar2", "schvar2_bayes")),
-        ColmeCurve(weights="mom"),
-    )
-    panels = (
-        ("fig2_sim", 200, FIG2_CURVES, 20),
-        ("fig3_varest", 200, fig3_curves, 20),
-        ("fig4_laplace", 15, fig4_curves, 100),
-    )
-    for name, n_agents, curves, runs in panels:
-        steps_per_second = rate(n_agents, curves, args.t_max, args.retest)
+    codes = {"this": engine(kernel)}
+    if args.baseline:
+        codes[args.baseline] = engine(load_baseline(args.baseline, KERNEL_MODULES))
+    print(cpu_description(), flush=True)
+    grid = np.unique(np.geomspace(1, args.t_max, 300).astype(np.int64))
+    for name, (n_agents, curves, runs) in PANELS.items():
+        best = {}
+        for code in codes.values():  # compile, then interleave the measurements
+            cpu_seconds(code, n_agents, curves, np.array([3]), args.retest)
+        for _ in range(args.repeat):
+            for label, code in codes.items():
+                seconds = cpu_seconds(code, n_agents, curves, grid, args.retest)
+                best[label] = min(best.get(label, math.inf), seconds)
+        steps = len(curves) * n_agents * args.t_max
+        rate = steps / best["this"]
         total = len(curves) * runs * 30_000 * n_agents
-        print(
-            f"{name} (retest={args.retest}): {steps_per_second:.3e} agent-steps/s/core; "
-            f"paper fidelity on "
-            f"{args.cores} cores: {total / steps_per_second / args.cores / 60:.1f} min"
-        )
+        line = (f"{name} (retest={args.retest}): {rate:.3e} agent-steps/s/core; "
+                f"paper fidelity on {args.cores} cores: {total / rate / args.cores / 60:.1f} min")
+        if args.baseline:
+            base = steps / best[args.baseline]
+            line += f"; {args.baseline}: {base:.3e} (x{rate / base:.2f})"
+        print(line, flush=True)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,56 @@
+"""What the benchmarks share: the CPU description line and another revision's kernel module.
+
+Imported as a plain module by the benchmark scripts, which run from the repository root as
+``python benchmarks/<script>.py`` (so ``benchmarks/`` is on ``sys.path``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from colme.provenance import host_cpu, vector_isa
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def cpu_description() -> str:
+    """CPU model, host vector ISA, and the CPU name/ISA Numba compiles for."""
+    model, flags = host_cpu()
+    name = os.environ.get("NUMBA_CPU_NAME")
+    features = os.environ.get("NUMBA_CPU_FEATURES")
+    if name is None:
+        import llvmlite.binding as llvm
+
+        name = f"host ({llvm.get_host_cpu_name()})"
+    target = flags if features is None else {f[1:] for f in features.split(",") if f.startswith("+")}
+    return (f"CPU: {model}, {os.cpu_count()} cores, host ISA {vector_isa(flags)}; "
+            f"Numba compiles for {name}, ISA {vector_isa(target)}")
+
+
+def load_baseline(revision: str, modules: tuple[str, ...]):
+    """The first of ``colme_baseline.<name>`` for ``name`` in ``modules`` that git revision
+    ``revision`` has, with ``src/colme`` of that revision extracted as package ``colme_baseline``.
+
+    ``modules`` lists where the kernel module lived, newest layout first (dotted, relative
+    to ``colme``).  Each call extracts into its own temporary folder; as the package name is
+    fixed, one process loads one baseline revision.  Modules importing their siblings
+    relatively (or deriving the root package from ``__package__``) import the baseline's
+    own copies, and Numba's cache keys on the source file's path, so the two revisions never
+    share a cached kernel.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="colme-baseline-"))
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", revision, "src/colme"],
+                             check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    package = folder / "src" / "colme_baseline"
+    (folder / "src" / "colme").rename(package)
+    sys.path.insert(0, str(folder / "src"))
+    for name in modules:
+        if (package / (name.replace(".", "/") + ".py")).exists():
+            return importlib.import_module(f"colme_baseline.{name}")
+    raise SystemExit(f"revision {revision} has none of the kernel modules {modules}")
