@@ -16,6 +16,7 @@ from toy_engine.engine import ToyEngine
 from colme.aggregation import COVARIANCE_COLUMNS, DIAGNOSTICS_COLUMNS
 from colme.config import ConfigError, load_schema, resolve_figure, validate_config
 from colme.registry import ENGINES, figure_caption, stage_params
+from colme.stages import makers, result_path, write_chunk, write_instances
 
 
 @pytest.fixture
@@ -61,12 +62,11 @@ def test_the_engine_runs_through_every_stage_and_matches_its_closed_form(registe
     engine = ENGINES["toy"]
     paths = {"chunks": [], "instances": []}
     for start, stop in ((0, 64), (64, 128), (128, 200)):
-        instances = engine.instances(stage_params(settings, "instances", start, stop), "toy_fig", start, stop)
-        chunk = engine.simulate(stage_params(settings, "simulate", start, stop), instances, "toy_fig")
-        for kind, data in (("instances", instances), ("chunks", chunk)):
-            path = tmp_path / f"{kind}{start}.npz"
-            np.savez(path, **data)
-            paths[kind].append(path)
+        made_by = makers("toy_fig", settings, start, stop)
+        for kind in ("instances", "chunks"):
+            paths[kind].append(result_path(kind, "toy_fig", start, stop, made_by[kind], root=tmp_path))
+        write_instances(made_by["instances"], paths["instances"][-1])
+        write_chunk(made_by["chunks"], paths["instances"][-1], paths["chunks"][-1])
     inputs = engine.table_inputs("toy_fig", settings, lambda kind: paths[kind])
     tables = engine.tables("toy_fig", stage_params(settings, "table"), inputs)
     table = tables.table

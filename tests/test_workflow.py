@@ -6,6 +6,7 @@ import shutil
 import signal
 import subprocess
 import time
+import zipfile
 
 import numpy as np
 import pandas as pd
@@ -77,25 +78,78 @@ def test_single_figure_target_builds_alone(built, tmp_path):
     assert (tmp_path / "results/tables/tiny_b.csv").read_bytes() == (built / "results/tables/tiny_b.csv").read_bytes()
 
 
-def test_killed_run_leaves_no_trusted_partial_output(built, tmp_path):
-    """SIGKILL the workflow mid-run: every file left is complete, and a rerun finishes identically."""
-    command = snakemake_command(tmp_path, "--cores", "1")
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               start_new_session=True)
-    deadline = time.monotonic() + 120
+def test_killed_runs_leave_no_trusted_partial_output(built, tmp_path):
+    """SIGKILL the whole build (Snakemake and its jobs) at random points, three times, resuming
+    each time: every file left is complete, and the final tables equal an uninterrupted build's."""
+    extra_delays = np.random.default_rng(2024).uniform(0.0, 1.5, size=3)
     chunks_dir = tmp_path / "results/chunks"
-    while time.monotonic() < deadline and not list(chunks_dir.glob("*/runs*.npz")):
-        time.sleep(0.05)
-    os.killpg(process.pid, signal.SIGKILL)
-    process.wait(timeout=30)
-    for path in (tmp_path / "results").rglob("*.npz"):
-        with np.load(path) as data:  # complete, readable archives only
-            assert data.files
-    assert not list((tmp_path / "results").rglob("*.tmp"))
-    snakemake(tmp_path, "--unlock")  # a SIGKILLed Snakemake leaves its lock behind
+    for chunks_before_kill, extra_delay in zip((1, 3, 6), extra_delays, strict=True):
+        process = subprocess.Popen(snakemake_command(tmp_path, "--cores", "2", "--rerun-incomplete"),
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.monotonic() + 120
+        while (process.poll() is None and time.monotonic() < deadline
+               and len(list(chunks_dir.glob("*/runs*.npz"))) < chunks_before_kill):
+            time.sleep(0.05)
+        time.sleep(extra_delay)  # a random point after that many chunks: mid-job, mid-write or between
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+        for path in (tmp_path / "results").rglob("*.npz"):
+            with np.load(path) as data:  # complete, readable archives only
+                assert data.files
+        assert not list((tmp_path / "results").rglob("*.tmp"))
+        snakemake(tmp_path, "--unlock")  # a SIGKILLed Snakemake leaves its lock behind
     snakemake(tmp_path, "--cores", "2", "--rerun-incomplete")
-    for name in ("tiny_a.csv", "tiny_b.csv"):
+    for name in TABLES:
         assert (tmp_path / "results/tables" / name).read_bytes() == (built / "results/tables" / name).read_bytes()
+
+
+#: Every table of the tiny build that comes from chunks.
+TABLES = [f"tiny_{f}{suffix}.csv" for f in "abce" for suffix in ("", "_supplement", "_covariance", "_diagnostics")]
+
+
+def test_stale_chunks_are_never_aggregated_without_snakemakes_metadata(built, tmp_path):
+    """The results/ of a build, without .snakemake/ (copied to another machine or restored from
+    an archive), then population.sigma changes: every chunk is simulated again, no instance."""
+    workdir = copy_of(built, tmp_path)
+    shutil.rmtree(workdir / ".snakemake")
+    chunks = len(list((built / "results/chunks").rglob("runs*.npz")))
+    sigma = tiny_with(lambda c: c.update(population={"sigma": 0.3}))
+    dry = snakemake(workdir, "-n", config=sigma)
+    assert "results/tables/tiny_a.json: made under other params (differing keys: params.population.sigma)" in (
+        dry.stdout + dry.stderr)
+    assert list((workdir / "results/tables").glob("tiny_a*")), "a dry run moved files"
+    result = snakemake(workdir, "--cores", "2", config=sigma)
+    log = result.stdout + result.stderr
+    assert log.count("rule simulate:") == chunks and "rule instances:" not in log
+    table = pd.read_csv(workdir / "results/tables/tiny_a.csv")
+    assert not table.equals(pd.read_csv(built / "results/tables/tiny_a.csv"))
+    assert '"sigma":0.3' in json.loads((workdir / "results/tables/tiny_a.json").read_text())["made_by"]
+
+
+def test_damaged_or_foreign_files_are_made_again_never_aggregated(built, tmp_path):
+    """A chunk cut short, an instance file with a flipped byte and another figure's chunk
+    copied over one of tiny_a's: Snakemake's first step moves each to results/quarantine/, and
+    the tables made again (forced here; after a config change they would be) simulate them
+    again and equal the reference build's."""
+    workdir = copy_of(built, tmp_path)
+    chunk_a, chunk_b = sorted((workdir / "results/chunks/tiny_a").glob("runs*.npz"))[:2]
+    chunk_a.write_bytes(chunk_a.read_bytes()[:-200])
+    instance = sorted((workdir / "results/instances/tiny_c").glob("runs*.npz"))[0]
+    with zipfile.ZipFile(instance) as archive:  # a byte in the middle of the largest member's data
+        member = max(archive.infolist(), key=lambda info: info.file_size)
+    data = bytearray(instance.read_bytes())
+    data[member.header_offset + 30 + len(member.filename) + len(member.extra) + member.file_size // 2] ^= 0xFF
+    instance.write_bytes(bytes(data))
+    shutil.copy(sorted((workdir / "results/chunks/tiny_b").glob("runs*.npz"))[0], chunk_b)
+    dry = snakemake(workdir, "-n", "--forcerun", "table")
+    assert (dry.stdout + dry.stderr).count("a real run moves") == 3
+    result = snakemake(workdir, "--cores", "2", "--forcerun", "table")
+    log = result.stdout + result.stderr
+    assert log.count("rule simulate:") == 3 and log.count("rule instances:") == 1  # tiny_c's chunk too
+    quarantined = {path.name for path in (workdir / "results/quarantine").rglob("*.npz")}
+    assert quarantined == {chunk_a.name, chunk_b.name, instance.name}
+    for name in TABLES:
+        assert (workdir / "results/tables" / name).read_bytes() == (built / "results/tables" / name).read_bytes()
 
 
 def test_html_report_has_every_figure_with_its_caption(built):

@@ -38,9 +38,9 @@ from .aggregation import (
     aggregate_table,
     covariance_table,
     diagnostics_table,
-    load_npz,
 )
 from .instances import make_instances
+from .integrity import load_simulation
 from .populations import UniformClasses
 from .provenance import table_provenance
 from .seeding import run_generator
@@ -259,8 +259,7 @@ class SimulatedEngine(Engine):
 
     def tables(self, figure, params, inputs):
         spec = self.spec(params)
-        sims = [load_npz(path) for path in inputs["sims"]]
-        instances = [load_npz(path) for path in inputs["instances"]]
+        sims, instances = load_simulation(figure, params, inputs["sims"], inputs["instances"])
         table = aggregate_table(spec, sims, instances, self.curve_fields, self.analytic_frames)
         supplement, extras = self.supplement(spec, instances)
         extras = {

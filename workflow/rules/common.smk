@@ -7,14 +7,19 @@ simulation.  Scripts read these params and their inputs, never snakemake.config.
 """
 
 import json
+import os
 import sys
 from pathlib import Path
+
+from snakemake.logging import logger
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from colme.claims import load_claims
 from colme.config import ConfigError, load_schema, resolve_figure, validate_config
 from colme.aggregation import run_chunks
+from colme.integrity import digest, maker, problem, quarantine, stale_record
+from colme.stages import makers, result_path
 from colme.registry import ENGINES, figure_caption, stage_params
 from colme.provenance import canonical_json
 from colme.sensitivity import sensitivity_variants
@@ -55,6 +60,7 @@ wildcard_constraints:
     figure="|".join(FIGURES + sorted(VARIANT_SETTINGS)),
     start=r"\d+",
     stop=r"\d+",
+    digest=r"[0-9a-f]{16}",
 
 
 def engine_figures(simulated):
@@ -69,21 +75,129 @@ def params_of(stage):
     """The rule's params: canonical JSON of what determines this stage's outputs."""
 
     def params(wildcards):
-        settings = SETTINGS[wildcards.figure]
-        if stage in ("instances", "simulate"):
-            start, stop = int(wildcards.start), int(wildcards.stop)
-            return canonical_json(stage_params(settings, stage, start, stop))
-        return canonical_json(stage_params(settings, stage))
+        return canonical_json(stage_params(SETTINGS[wildcards.figure], stage))
 
     return params
 
 
-def chunk_paths(directory, figure):
+def made_by_of(kind):
+    """A chunked rule's params: the maker of its file (figure, stage, params; a chunk's
+    names its instance file), whose digest the requested path must carry."""
+
+    def made_by(wildcards):
+        figure, start, stop = (
+            wildcards.figure,
+            int(wildcards.start),
+            int(wildcards.stop),
+        )
+        text = makers(figure, SETTINGS[figure], start, stop)[kind]
+        if digest(text) != wildcards.digest:
+            raise WorkflowError(
+                f"results/{kind}/{figure}/runs{start}-{stop}-{wildcards.digest}.npz is not "
+                f"made by this config (its {kind} of runs {start}-{stop} end in {digest(text)})"
+            )
+        return text
+
+    return made_by
+
+
+def chunk_paths(kind, figure):
     settings = SETTINGS[figure]
     return [
-        f"results/{directory}/{figure}/runs{start}-{stop}.npz"
+        result_path(
+            kind, figure, start, stop, makers(figure, settings, start, stop)[kind]
+        )
         for start, stop in run_chunks(settings["runs"], settings["chunk_runs"])
     ]
+
+
+def instances_of_chunk(wildcards):
+    """The instance file a chunk simulates."""
+    figure, start, stop = wildcards.figure, int(wildcards.start), int(wildcards.stop)
+    made_by = makers(figure, SETTINGS[figure], start, stop)["instances"]
+    return result_path("instances", figure, start, stop, made_by)
+
+
+#: The table rule's outputs, by name.
+TABLE_OUTPUTS = {
+    "table": "results/tables/{figure}.csv",
+    "supplement": "results/tables/{figure}_supplement.csv",
+    "covariance": "results/tables/{figure}_covariance.csv",
+    "diagnostics": "results/tables/{figure}_diagnostics.csv",
+    "meta": "results/tables/{figure}.json",
+}
+
+
+#: The figure rules' outputs (figures.smk): Snakemake makes a missing table again only if
+#: something downstream is missing too.
+DRAWN_FROM_TABLE = (
+    "results/figures/{figure}.pdf",
+    "results/figures/{figure}.png",
+    "results/figures/{figure}.json",
+    "results/figures/{figure}_diagnostics.pdf",
+    "results/figures/{figure}_diagnostics.png",
+)
+
+
+def dry_run_requested(arguments):
+    """Whether the command line asks for a dry run (-n, --dry-run, --dryrun, or -n among
+    bundled short flags such as -np): the executor that knows is chosen after parsing.
+    """
+    return any(
+        argument in ("--dry-run", "--dryrun")
+        or (
+            argument.startswith("-")
+            and not argument.startswith("--")
+            and "n" in argument[1:]
+            and argument[1:].isalpha()
+        )
+        for argument in arguments
+    )
+
+
+DRY_RUN = dry_run_requested(sys.argv[1:])
+
+
+def retire(reason, paths):
+    """Move the existing ``paths`` to results/quarantine/ (never deleted), with the reason;
+    a dry run only says so."""
+    existing = [path for path in paths if os.path.exists(path)]
+    if not existing:
+        return
+    if DRY_RUN:
+        logger.warning(
+            f"{reason}: a real run moves {', '.join(existing)} to results/quarantine/ "
+            "and makes them again (this dry run plans without that)"
+        )
+        return
+    for path in existing:
+        quarantine(path, reason)
+    logger.warning(
+        f"{reason}: {len(existing)} file(s) moved to results/quarantine/, made again when needed"
+    )
+
+
+def retire_untrusted_results():
+    """Before the DAG is built (Snakemake caches what exists, and makes a missing file only
+    when something downstream needs it): retire every table whose record names other params
+    than the config's, with the figures drawn from it (results/ restored or copied without
+    .snakemake/), and every instance file or chunk that is cut short, corrupt or made by
+    another maker (colme.integrity)."""
+    for figure, settings in SETTINGS.items():
+        reason = stale_record(
+            TABLE_OUTPUTS["meta"].format(figure=figure),
+            maker(figure, "table", stage_params(settings, "table")),
+        )
+        if reason:
+            outputs = (*TABLE_OUTPUTS.values(), *DRAWN_FROM_TABLE)
+            retire(reason, [pattern.format(figure=figure) for pattern in outputs])
+        if ENGINES[settings["engine"]].simulated:
+            for start, stop in run_chunks(settings["runs"], settings["chunk_runs"]):
+                for kind, made_by in makers(figure, settings, start, stop).items():
+                    path = result_path(kind, figure, start, stop, made_by)
+                    reason = problem(path, made_by)
+                    if reason:
+                        retire(reason, [path])
 
 
 def table_inputs(wildcards):
@@ -146,3 +260,7 @@ def figure_targets():
         figure=DIAGNOSED,
         ext=("pdf", "png"),
     )
+
+
+if workflow.is_main_process:  # not in each cluster job's own Snakemake
+    retire_untrusted_results()

@@ -1,16 +1,16 @@
 rule instances:
     """Class assignments, random r-regular graphs and n_a for one run range of a figure."""
     output:
-        "results/instances/{figure}/runs{start}-{stop}.npz",
+        "results/instances/{figure}/runs{start}-{stop}-{digest}.npz",
     log:
-        "results/logs/instances/{figure}/runs{start}-{stop}.log",
+        "results/logs/instances/{figure}/runs{start}-{stop}-{digest}.log",
     benchmark:
-        "results/benchmarks/instances/{figure}/runs{start}-{stop}.tsv"
+        "results/benchmarks/instances/{figure}/runs{start}-{stop}-{digest}.tsv"
     wildcard_constraints:
         figure=engine_figures(simulated=True),
     conda:
         "../../environment.yml"
     params:
-        spec=params_of("instances"),
+        made_by=made_by_of("instances"),
     script:
         "../scripts/instances.py"

@@ -1,13 +1,13 @@
 rule simulate:
     """All curves of a figure on one run range's instances (common random numbers)."""
     input:
-        "results/instances/{figure}/runs{start}-{stop}.npz",
+        instances_of_chunk,
     output:
-        "results/chunks/{figure}/runs{start}-{stop}.npz",
+        "results/chunks/{figure}/runs{start}-{stop}-{digest}.npz",
     log:
-        "results/logs/simulate/{figure}/runs{start}-{stop}.log",
+        "results/logs/simulate/{figure}/runs{start}-{stop}-{digest}.log",
     benchmark:
-        "results/benchmarks/simulate/{figure}/runs{start}-{stop}.tsv"
+        "results/benchmarks/simulate/{figure}/runs{start}-{stop}-{digest}.tsv"
     wildcard_constraints:
         figure=engine_figures(simulated=True),
     conda:
@@ -19,6 +19,6 @@ rule simulate:
         mem_mb=lambda wildcards, attempt: 1000 * attempt,
         runtime=simulate_runtime,
     params:
-        spec=params_of("simulate"),
+        made_by=made_by_of("chunks"),
     script:
         "../scripts/simulate.py"

@@ -7,11 +7,7 @@ rule table:
     input:
         unpack(table_inputs),
     output:
-        table="results/tables/{figure}.csv",
-        supplement="results/tables/{figure}_supplement.csv",
-        covariance="results/tables/{figure}_covariance.csv",
-        diagnostics="results/tables/{figure}_diagnostics.csv",
-        meta="results/tables/{figure}.json",
+        **TABLE_OUTPUTS,
     log:
         "results/logs/table/{figure}.log",
     benchmark:
