@@ -1,0 +1,104 @@
+"""Throughput and memory of the Private-C-ColME kernel as the number of agents grows.
+
+One line per M: the graph generation time (compiled pairing generator; networkx's
+``random_regular_graph``, the same graphs, up to ``--networkx-max``), then the kernel's
+config-edge-updates per second per core on the 12-curve Fig. 1 panel (3 rules x eps 1, 2,
+4, inf) at degree r, float32, and the peak RSS of a fresh process that made the graph and
+ran the panel.  Each M runs in its own process, so the RSS is that M's alone; t_max is
+chosen so that each M does about ``--updates`` config-edge-updates (at least 3 steps).
+Compile time is excluded (a 2-step warm-up on a small graph first).  Usage:
+
+    python benchmarks/bench_scale.py [--sizes 100 1000 10000 100000 1000000] [--degree 10]
+        [--updates 3e9] [--networkx-max 100000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import resource
+import subprocess
+import sys
+import time
+
+import numpy as np
+from baseline import cpu_description
+
+from colme.ccolme.kernel import Curve, PanelSpec, simulate_runs
+from colme.graphs import random_regular_edges
+from colme.populations import UniformClasses
+from colme.seeding import run_generator
+
+THETA_K = {1.0: 7, 2.0: 6, 4.0: 6, math.inf: 6}
+
+
+def panel(n_agents: int, degree: int, t_max: int) -> PanelSpec:
+    curves = tuple(
+        Curve(rule, eps, THETA_K[eps] if rule == "bernstein" else math.nan)
+        for rule in ("oracle", "bernstein", "optimistic")
+        for eps in (1.0, 2.0, 4.0, math.inf)
+    )
+    grid = np.unique(np.geomspace(1, t_max, 20).astype(np.int64))
+    return PanelSpec(n_agents=n_agents, degree=degree, curves=curves, t_record=grid)
+
+
+def run_kernel(n_agents: int, degree: int, t_max: int, edges: np.ndarray) -> float:
+    """CPU seconds of one run of the panel on ``edges``."""
+    classes = UniformClasses().assign(n_agents, run_generator(2, "scale", 0, "instance"))[None]
+    start = time.process_time()
+    simulate_runs(panel(n_agents, degree, t_max), classes, edges[None], [run_generator(1, "scale", 0, "data")],
+                  np.float32)
+    return time.process_time() - start
+
+
+def measure(n_agents: int, degree: int, updates: float, networkx_max: int) -> dict:
+    """One M, in this process: graph times, kernel rate and peak RSS."""
+    run_kernel(200, degree, 2, random_regular_edges(degree, 200, np.random.default_rng(0)))  # compile
+    start = time.perf_counter()
+    edges = random_regular_edges(degree, n_agents, run_generator(1, "scale", 0, "instance"))
+    compiled = time.perf_counter() - start
+    networkx = math.nan
+    if n_agents <= networkx_max:
+        import networkx as nx
+
+        start = time.perf_counter()
+        nx.random_regular_graph(degree, n_agents, seed=run_generator(1, "scale", 0, "instance"))
+        networkx = time.perf_counter() - start
+    per_step = n_agents * degree * 12
+    t_max = max(3, int(updates / per_step))
+    seconds = run_kernel(n_agents, degree, t_max, edges)
+    return {
+        "M": n_agents, "r": degree, "t_max": t_max, "rate": per_step * t_max / seconds,
+        "graph_s": compiled, "networkx_s": networkx,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", nargs="+", type=float, default=[1e2, 1e3, 1e4, 1e5, 1e6])
+    parser.add_argument("--degree", type=int, default=10)
+    parser.add_argument("--updates", type=float, default=3e9, help="config-edge-updates per M")
+    parser.add_argument("--networkx-max", type=int, default=100_000, help="largest M timed with networkx")
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # a child process: one M
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(measure(args.one, args.degree, args.updates, args.networkx_max)))
+        return
+    print(cpu_description())
+    print("panel: 12 curves (oracle, bernstein, optimistic x eps 1, 2, 4, inf), float32, one core")
+    for size in args.sizes:
+        command = [sys.executable, __file__, "--one", str(int(size)), "--degree", str(args.degree),
+                   "--updates", str(args.updates), "--networkx-max", str(args.networkx_max)]
+        result = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
+        ratio = result["networkx_s"] / result["graph_s"]
+        networkx = (f"networkx {result['networkx_s']:.3f} s (x{ratio:.0f})" if math.isfinite(ratio)
+                    else "networkx not timed")
+        print(f"M={result['M']} r={result['r']} t_max={result['t_max']}: {result['rate']:.3e} "
+              f"config-edge-updates/s/core; peak RSS {result['peak_rss_mb']:.0f} MB; graph "
+              f"{result['graph_s']:.3f} s, {networkx}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
