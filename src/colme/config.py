@@ -15,6 +15,7 @@ precision, population) copied in.  The engines (``colme.registry``) take it from
 from __future__ import annotations
 
 import copy
+import math
 from pathlib import Path
 
 import jsonschema
@@ -26,6 +27,30 @@ from .registry import ENGINES
 __all__ = ["ConfigError", "figure_defaults", "load_schema", "per_preset", "resolve_figure", "validate_config"]
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+
+
+def _finite_type(validator, types, instance, schema):
+    """JSON schema's ``type``, plus: a number is finite, unless its schema says
+    ``infinite: true`` (then +inf, ``.inf`` in YAML, is allowed too); NaN never is.  JSON
+    has neither, and bounds such as ``exclusiveMinimum: 0`` let both through."""
+    yield from jsonschema.Draft202012Validator.VALIDATORS["type"](validator, types, instance, schema)
+    if isinstance(instance, float) and not math.isfinite(instance):
+        if math.isnan(instance):
+            yield jsonschema.ValidationError(f"{instance!r} is not a number: no key accepts NaN")
+        elif instance < 0 or not schema.get("infinite"):
+            allowed = "a finite number or .inf" if schema.get("infinite") else "a finite number"
+            yield jsonschema.ValidationError(f"{instance!r} is not allowed here; allowed: {allowed}")
+
+
+#: Draft 2020-12 with finite numbers (``_finite_type``) and integers that are Python ints
+#: (JSON schema counts 1e12 or 10.0 as integers; seeds, counts and sizes must be ints).
+Validator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    {"type": _finite_type},
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda checker, instance: isinstance(instance, int) and not isinstance(instance, bool)
+    ),
+)
 
 
 def load_schema(path: str | Path = SCHEMA_PATH) -> dict:
@@ -161,7 +186,7 @@ def validate_config(config: dict, schema: dict | None = None) -> dict:
     config = copy.deepcopy(dict(config))
     if isinstance(config.get("figures"), dict):
         config["figures"] = expand_derived(config["figures"])
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = Validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path))
     if errors:
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(_describe(e) for e in errors))

@@ -9,11 +9,13 @@ def time_grid(t_max: int, linear: int, log: int) -> np.ndarray:
     """Recorded times: ``log`` geometric points from 1 and ``linear`` even points up to t_max.
 
     The geometric part resolves the early transient, the linear part the paper's linear
-    time axis; t_max is always recorded.
+    time axis; t_max is always recorded.  More points than times (``linear`` > t_max)
+    record every t in 1..t_max: a point rounding to t = 0 is recorded at t = 1.
     """
     geometric = np.geomspace(1, t_max, max(log, 1))
     even = np.linspace(t_max / max(linear, 1), t_max, max(linear, 1))
-    return np.unique(np.rint(np.concatenate([geometric, even, [t_max]])).astype(np.int64))
+    times = np.maximum(np.rint(np.concatenate([geometric, even, [t_max]])), 1.0)
+    return np.unique(times.astype(np.int64))
 
 
 def figure_grid(settings: dict) -> np.ndarray:

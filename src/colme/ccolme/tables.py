@@ -52,9 +52,9 @@ def bound_table(spec: PanelSpec, instances: list[dict]) -> pd.DataFrame:
     sizes = concatenate_runs(instances, "component_sizes")
     sigma = spec.population.sigma
     terms = np.array([corollary1_terms(n, sigma) for n in sizes])
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):  # no agent with a classmate: NaN
         ratios = np.where(terms[:, 1] > 0, terms[:, 0] / terms[:, 1], 0.0)
-    ratio_of_means = terms[:, 0].mean() / terms[:, 1].mean()
+        ratio_of_means = np.float64(terms[:, 0].mean()) / terms[:, 1].mean()
     ratio_mean, ratio_se = mean_se(ratios[:, None])
     rows = [
         ("corollary1_mean_of_ratios", math.nan, ratio_mean[0], ratio_se[0], None),
