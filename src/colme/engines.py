@@ -42,6 +42,7 @@ from .aggregation import (
 from .instances import make_instances
 from .integrity import load_simulation
 from .populations import UniformClasses
+from .progress import Progress
 from .provenance import table_provenance
 from .seeding import run_generator
 
@@ -228,7 +229,7 @@ class SimulatedEngine(Engine):
         generators = [run_generator(params["seed"], stream, int(run), "data") for run in instances["runs"]]
         diagnostics = np.empty((len(generators), len(spec.curves), len(self.diagnostics), len(spec.t_record)))
         start = time.perf_counter()
-        mse = self.run_kernel(spec, params, instances, generators, diagnostics)
+        mse = self.run_kernel(spec, params, instances, generators, diagnostics, Progress())
         return {
             "runs": instances["runs"],
             "t": np.asarray(spec.t_record),
@@ -238,8 +239,9 @@ class SimulatedEngine(Engine):
             "seconds": np.array(time.perf_counter() - start),
         }
 
-    def run_kernel(self, spec, params, instances, generators, diagnostics) -> np.ndarray:
-        """The engine's compiled simulation: MSE (runs, curves, t), ``diagnostics`` filled."""
+    def run_kernel(self, spec, params, instances, generators, diagnostics, progress) -> np.ndarray:
+        """The engine's compiled simulation: MSE (runs, curves, t), ``diagnostics`` filled;
+        a long one reports to ``progress`` (``colme.progress``: t, percent, ETA in the log)."""
         raise NotImplementedError
 
     def curve_fields(self, spec, curve) -> dict:

@@ -54,7 +54,7 @@ class ToyEngine(SimulatedEngine):
     def spec(self, params):
         return ToySpec(params["n_agents"], figure_grid(params), population(params))
 
-    def run_kernel(self, spec, params, instances, generators, diagnostics):
+    def run_kernel(self, spec, params, instances, generators, diagnostics, progress):
         return local_mean_mse(spec, instances["classes"], generators)
 
     def curve_fields(self, spec, curve):

@@ -63,9 +63,9 @@ class ConsensusEngine(SimulatedEngine):
             bernstein_beta=params["bernstein_beta"],
         )
 
-    def run_kernel(self, spec, params, instances, generators, diagnostics):
+    def run_kernel(self, spec, params, instances, generators, diagnostics, progress):
         dtype = np.dtype(params["precision"]).type
-        return simulate_runs(spec, instances["classes"], instances["edges"], generators, dtype, diagnostics)
+        return simulate_runs(spec, instances["classes"], instances["edges"], generators, dtype, diagnostics, progress)
 
     def curve_fields(self, spec, curve):
         return curve_fields(spec, curve)

@@ -32,6 +32,7 @@ from .._jit import call_kernel, check_distinct
 from ..graphs import csr_neighbours
 from ..populations import UniformClasses
 from ..privacy import laplace_sigma_dp
+from ..progress import Progress, time_segments
 from ..timegrid import checked_t_record
 from .rules import (
     ALPHA_RESETS,
@@ -153,9 +154,10 @@ def kernel(
     indptr, upper, neighbour_row, edge_row, offset, same, agent_means, key,
     # The lane group's curves (keys of PanelSpec.curve_arrays).
     rule, sigma_dp, beta_pair, theta_k,
-    # The panel's population, options and recorded times.
+    # The panel's population, options and recorded times; this call runs t_first..t_last
+    # (t_first = 1 starts the run; a later call resumes it from the scratch arrays).
     half_width, sigma, degree, delta, radius_form, weight_offset, one, block_scale, block_shift,
-    per_agent_reset, global_reset, t_record,
+    per_agent_reset, global_reset, t_record, t_first, t_last,
     # Outputs.
     mse_out, diagnostics_out,
     # Scratch: the fields of Workspace.
@@ -167,18 +169,21 @@ def kernel(
     two = one + one
     oracle@ = one if rule[@] == 0 else zero
     noise_scale@ = sigma_dp[@]
-    for a in range(n_agents):
-        ra = np.uint64(a) * LANES
-        sample_sum[a] = 0.0
-        noise_sum[a] = 0.0
-        error[ra + U@] = -agent_means[a]  # mu~^(0) = 0
-        clock[ra + U@] = zero
-    for i in range(accepted.shape[0]):
-        accepted[i] = zero
-    counter = key
+    if t_first == 1:
+        for a in range(n_agents):
+            ra = np.uint64(a) * LANES
+            sample_sum[a] = 0.0
+            noise_sum[a] = 0.0
+            error[ra + U@] = -agent_means[a]  # mu~^(0) = 0
+            clock[ra + U@] = zero
+        for i in range(accepted.shape[0]):
+            accepted[i] = zero
+    # Two draws per agent and step: the counter where step t_first starts (mod 2^64).
+    counter = key + np.uint64(2 * n_agents) * np.uint64(t_first - 1) * GOLDEN
     next_record = 0
-    t_max = t_record[t_record.shape[0] - 1]
-    for t in range(1, t_max + 1):
+    while t_record[next_record] < t_first:
+        next_record += 1
+    for t in range(t_first, t_last + 1):
         inv_t = 1.0 / t
         # Data and standard noise: sample_sum[a] = sum of x_a - mu_a.
         for a in range(n_agents):
@@ -445,6 +450,7 @@ def simulate_runs(
     generators: list[np.random.Generator],
     dtype=np.float32,
     diagnostics: np.ndarray | None = None,
+    progress: Progress | None = None,
 ) -> np.ndarray:
     """Average MSE (runs, curves, len(t_record)) of Algorithm 1, one instance per run.
 
@@ -457,7 +463,9 @@ def simulate_runs(
     replay each run's stream once per group, so every curve still sees the same samples
     and noise (common random numbers).  ``dtype`` is the precision of the per-curve state,
     held in error coordinates so that float32 stays unbiased at the paper horizon
-    (``tests/test_precision.py`` checks it at t = 3e4).
+    (``tests/test_precision.py`` checks it at t = 3e4).  With a ``progress``, each run
+    is simulated in segments of time steps, reported between them (``colme.progress``):
+    the same numbers as one call.
     """
     n_runs = classes.shape[0]
     n_curves = len(spec.curves)
@@ -480,6 +488,8 @@ def simulate_runs(
     weight_offset = dtype(WEIGHT_OFFSETS[spec.weights])
     workspace = Workspace.allocate(spec.n_agents, edges.shape[1], lanes, dtype)
     kernel = compiled_kernel(lanes)
+    if progress is not None:
+        progress.begin(n_runs * groups * spec.t_max)
     mse = np.empty((n_runs, padded, len(t_record)))
     rates = np.empty((n_runs, padded, len(DIAGNOSTICS), len(t_record)))
     population = spec.population
@@ -524,7 +534,9 @@ def simulate_runs(
                 "diagnostics_out": np.empty((lanes, len(DIAGNOSTICS), len(t_record))),
             }
             curves = {name: value[group].copy() for name, value in params.items()}
-            call_kernel(kernel, graph | curves | panel | outputs | workspace.arguments())
+            arguments = graph | curves | panel | outputs | workspace.arguments()
+            for t_first, t_last in time_segments(spec.t_max, progress, f"run {run + 1}/{n_runs}"):
+                call_kernel(kernel, arguments | {"t_first": t_first, "t_last": t_last})
             mse[run, group] = outputs["mse_out"]
             rates[run, group] = outputs["diagnostics_out"]
     if diagnostics is not None:

@@ -104,8 +104,8 @@ class PrivateColmeEngine(SimulatedEngine):
     def spec(self, params: dict) -> ColmeSpec:
         return panel_spec(params, oracle=params["oracle"])
 
-    def run_kernel(self, spec, params, instances, generators, diagnostics):
-        return simulate_colme_runs(spec, instances["classes"], generators, diagnostics)
+    def run_kernel(self, spec, params, instances, generators, diagnostics, progress):
+        return simulate_colme_runs(spec, instances["classes"], generators, diagnostics, progress)
 
     def curve_fields(self, spec, curve):
         return curve_fields(spec, curve)

@@ -26,6 +26,7 @@ from scipy.special import ndtri
 from .._jit import call_kernel, check_distinct, jit_noalias
 from ..populations import UniformClasses
 from ..privacy import gaussian_sigma_dp, laplace_sigma_dp, unit_laplace
+from ..progress import Progress, time_segments
 from ..timegrid import checked_t_record
 from .mechanisms import (
     DATA_COEF,
@@ -217,7 +218,7 @@ class Workspace:
 def _simulate_colme_run(
     classes, agent_means, half_width, sigma2,
     schedule, mechanism, weights, gaussian, oracle, sigma_dp, sigma_w, scheme,
-    every_step, bayes_offset, dof_from_count, drop_first, z2, theta, z_lower, t_record,
+    every_step, bayes_offset, dof_from_count, drop_first, z2, theta, z_lower, t_record, t_first, t_last,
     rng, mse_out, diagnostics_out,
     chi, stat, var, prec, sample_sum, sample_sq, fresh, fresh_w, pointer, estimates,
     state, count, block_noise, block_coef,
@@ -234,16 +235,20 @@ def _simulate_colme_run(
     test and eq. (5)).  Panel: ``every_step`` (``retest``), ``bayes_offset`` (eq. (19)'s
     prior), ``dof_from_count`` (Welch degrees of freedom kappa - 1 instead of t_kappa - 1),
     ``drop_first`` (Sch-Var-2 without its first query interval), the ``Thresholds`` and
-    ``t_record``.  The rest is the ``Workspace``.
+    ``t_record``.  The call runs t_first..t_last: t_first = 1 starts the run, a later call
+    resumes it (the ``Workspace`` and ``rng`` carry its state).  The rest is the ``Workspace``.
     """
     n = classes.shape[0]
     known = scheme == 0
     first = 1 if drop_first and scheme >= 2 else 0  # Sch-Var-2 intervals left out
     by_count = dof_from_count and scheme >= 2
     sigma_dp2 = sigma_dp * sigma_dp
-    _initialise(classes, oracle, chi, stat, var, prec, sample_sum, sample_sq, pointer)
+    if t_first == 1:
+        _initialise(classes, oracle, chi, stat, var, prec, sample_sum, sample_sq, pointer)
     next_record = 0
-    for t in range(1, t_record[-1] + 1):
+    while t_record[next_record] < t_first:
+        next_record += 1
+    for t in range(t_first, t_last + 1):
         # Receive (lines 4-6), with this step's noise draws
         _receive(agent_means, half_width, gaussian, sigma_dp, sigma_w, rng,
                  sample_sum, sample_sq, fresh, fresh_w)
@@ -482,11 +487,13 @@ def simulate_colme_runs(
     classes: np.ndarray,
     generators: list[np.random.Generator],
     diagnostics: np.ndarray | None = None,
+    progress: Progress | None = None,
 ) -> np.ndarray:
     """Average MSE (runs, curves, len(t_record)); every curve replays each run's stream.
 
     ``diagnostics`` (runs, curves, len(DIAGNOSTICS), len(t_record)), if given, receives the
-    ``DIAGNOSTICS`` of every run and curve.
+    ``DIAGNOSTICS`` of every run and curve.  With a ``progress``, each run is simulated in
+    segments of time steps, reported between them: the same numbers as one call.
     """
     t_record = checked_t_record(spec.t_record)
     if spec.retest not in RETESTS:
@@ -508,11 +515,17 @@ def simulate_colme_runs(
         "half_width": population.half_width,
         "sigma2": population.sigma**2,
     }
-    for run in range(classes.shape[0]):
+    n_runs = classes.shape[0]
+    if progress is not None:
+        progress.begin(n_runs * len(spec.curves) * spec.t_max)
+    for run in range(n_runs):
         instance = {"classes": classes[run].astype(np.int64), "agent_means": population.agent_means(classes[run])}
         for index, curve in enumerate(spec.curves):
             outputs = {"rng": copy.deepcopy(generators[run]), "mse_out": mse[run, index],
                        "diagnostics_out": diagnostics[run, index]}
             workspace = Workspace.allocate(spec.n_agents, levels).arguments()
-            call_kernel(_simulate_colme_run, instance | spec.curve_arguments(curve) | panel | outputs | workspace)
+            arguments = instance | spec.curve_arguments(curve) | panel | outputs | workspace
+            where = f"run {run + 1}/{n_runs}, curve {index + 1}/{len(spec.curves)}"
+            for t_first, t_last in time_segments(spec.t_max, progress, where):
+                call_kernel(_simulate_colme_run, arguments | {"t_first": t_first, "t_last": t_last})
     return mse

@@ -1,0 +1,73 @@
+"""Where a long simulation job is: t, percent done and an ETA in its log, at most every ~10 s.
+
+The kernels run a run's time steps in segments (each kernel call resumes where the last
+one stopped: same draws, same numbers, whatever the segmentation); between segments they
+report to a ``Progress``, which prints a line when ``interval`` seconds have passed since
+the job started or since its last line, and sizes the next segment so that it lasts about
+``interval / 4`` seconds.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+
+
+def _duration(seconds: float) -> str:
+    seconds = round(seconds)
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    return f"{hours}h{minutes:02d}m{seconds:02d}s" if hours else f"{minutes}m{seconds:02d}s"
+
+
+class Progress:
+    """Progress of a job's work units (one unit: one time step of one kernel call's run
+    and curves), reported through ``write``; the kernel's driver says how many (``begin``)."""
+
+    def __init__(self, interval: float = 10.0, write: Callable[..., None] = print,
+                 clock: Callable[[], float] = time.monotonic):
+        self.interval = interval
+        self.write = write
+        self.clock = clock
+        self.begin(1)
+
+    def begin(self, total: int) -> None:
+        """Start counting ``total`` units from now."""
+        self.total = max(int(total), 1)
+        self.start = self.last = self.clock()
+        self.done = 0
+
+    def steps(self, remaining: int) -> int:
+        """Steps for the next kernel call (of at most ``remaining``): about interval/4 s
+        at the rate measured so far, from 16 steps while nothing is measured."""
+        elapsed = self.clock() - self.start
+        if self.done == 0 or elapsed <= 0:
+            return min(remaining, 16)
+        per_step = elapsed / self.done
+        return max(1, min(remaining, int(self.interval / 4 / per_step)))
+
+    def advance(self, units: int, where: str) -> None:
+        """``units`` more done; ``where`` says at which run and t (e.g. "run 2/5, t = 300/30000")."""
+        self.done += units
+        now = self.clock()
+        if now - self.last < self.interval:
+            return
+        self.last = now
+        fraction = self.done / self.total
+        elapsed = now - self.start
+        eta = _duration(elapsed * (1 - fraction) / fraction) if fraction > 0 else "unknown"
+        self.write(f"{where}: {100 * fraction:.1f}% done, elapsed {_duration(elapsed)}, ETA {eta}", flush=True)
+
+
+def time_segments(t_max: int, progress: Progress | None = None, where: str = "") -> Iterator[tuple[int, int]]:
+    """(t_first, t_last) of the kernel calls that run t = 1..t_max: one call without a
+    ``progress``; with one, calls of ``progress.steps`` steps, each reported when done."""
+    if progress is None:
+        yield 1, t_max
+        return
+    t = 1
+    while t <= t_max:
+        last = min(t_max, t + progress.steps(t_max - t + 1) - 1)
+        yield t, last
+        progress.advance(last - t + 1, f"{where}, t = {last}/{t_max}")
+        t = last + 1

@@ -1,0 +1,66 @@
+"""Long jobs report where they are; the segmented kernels give the same numbers as one call."""
+
+import math
+
+import numpy as np
+
+from colme.ccolme.kernel import Curve, PanelSpec, simulate_runs
+from colme.graphs import random_regular_edges
+from colme.populations import UniformClasses
+from colme.private_colme.kernel import ColmeCurve, ColmeSpec, simulate_colme_runs
+from colme.progress import Progress, time_segments
+from colme.seeding import run_generator
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_segments_cover_every_step_once_and_report_at_most_every_interval():
+    clock, lines = FakeClock(), []
+    progress = Progress(interval=10.0, write=lambda line, **_: lines.append(line), clock=clock)
+    progress.begin(1000)
+    covered = []
+    for first, last in time_segments(1000, progress, "run 1/1"):
+        covered.extend(range(first, last + 1))
+        clock.now += 0.5 * (last - first + 1)  # 0.5 s per step
+    assert covered == list(range(1, 1001))
+    elapsed = [int(line.split("elapsed ")[1][0]) * 60 + int(line.split("elapsed ")[1][2:4]) for line in lines]
+    gaps = np.diff([0, *elapsed])
+    assert (gaps >= 10).all() and (gaps <= 13).all()  # every ~10 s: segments last ~interval/4
+    assert 45 <= len(lines) <= 50  # 500 s of work
+    assert lines[0] == "run 1/1, t = 21/1000: 2.1% done, elapsed 0m10s, ETA 8m10s"
+    assert list(time_segments(7)) == [(1, 7)]  # without a Progress: one call
+
+
+def test_segmented_kernels_are_bit_identical_to_one_call():
+    """One-step segments (interval 0) against one call, both engines, MSE and diagnostics."""
+    def silent():
+        return Progress(interval=0.0, write=lambda *_, **__: None)
+
+    grid = np.array([1, 2, 5, 9, 30, 61])
+    population = UniformClasses()
+    rngs = [run_generator(4, "segments", run, "instance") for run in range(2)]
+    classes = np.stack([population.assign(16, g) for g in rngs])
+    edges = np.stack([random_regular_edges(3, 16, g) for g in rngs])
+    spec = PanelSpec(n_agents=16, degree=3, t_record=grid, curves=tuple(
+        Curve(rule, eps, 6 if rule == "bernstein" else math.nan)
+        for rule in ("oracle", "bernstein", "optimistic") for eps in (1.0, math.inf)))
+    outputs = []
+    for progress in (None, silent()):
+        diagnostics = np.empty((2, 6, 3, len(grid)))
+        data = [run_generator(4, "segments", run, "data") for run in range(2)]
+        outputs.append((simulate_runs(spec, classes, edges, data, np.float32, diagnostics, progress), diagnostics))
+    colme = ColmeSpec(n_agents=7, t_record=grid, curves=(
+        ColmeCurve(schedule="rrr", mechanism="pm2", weights="mom"), ColmeCurve(variance="schvar2_bayes")))
+    for progress in (None, silent()):
+        diagnostics = np.empty((2, 2, 3, len(grid)))
+        data = [run_generator(4, "segments", run, "data") for run in range(2)]
+        outputs.append((simulate_colme_runs(colme, classes[:, :7], data, diagnostics, progress), diagnostics))
+    for whole, segmented in ((outputs[0], outputs[1]), (outputs[2], outputs[3])):
+        for a, b in zip(whole, segmented, strict=True):
+            assert a.tobytes() == b.tobytes()
