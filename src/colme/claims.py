@@ -17,8 +17,13 @@ share their runs' instances, samples and noise draws (common random numbers), so
 comparing them uses the paired standard error, sqrt(se_a^2 + se_b^2 - 2 cov), with the
 covariance of their means from ``<figure>_covariance.csv`` (the standard error of the
 per-run differences).  Curves without a recorded covariance (analytic ones, or curves of
-two figures) are treated as independent.  The paired error replaces an overstated one:
-k stays 2 and every criterion is unchanged.
+two figures) are treated as independent.  The paired error was adopted after results
+existed (k and every criterion unchanged), so ``evaluate`` reports every verdict under both
+error models, paired (primary) and independent, and ``model_dependent`` lists the claims
+whose verdict hangs on the choice.
+
+A claim's ``diagnosis`` states a cause for a non-reproduction and checks it; it declares
+its ``evidence`` (``EVIDENCE``) and whether the table it reads existed when it was written.
 """
 
 from __future__ import annotations
@@ -33,10 +38,23 @@ import yaml
 
 K = 2.0
 REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE = "reproduced", "not reproduced", "inconclusive"
-COLUMNS = ["id", "figure", "claim", "criterion", "measured", "verdict", "diagnosis", "diagnosis verdict"]
+#: Suffix of the columns that repeat a verdict with independent standard errors.
+INDEPENDENT = " (independent se)"
+COLUMNS = ["id", "figure", "claim", "criterion", "measured", "verdict", "diagnosis", "diagnosis verdict",
+           "diagnosis evidence", "measured" + INDEPENDENT, "verdict" + INDEPENDENT,
+           "diagnosis verdict" + INDEPENDENT]
 CONFIRMED, NOT_CONFIRMED = "confirmed", "not confirmed"
 #: A diagnosis check's verdict, read as a verdict on the stated cause.
 DIAGNOSIS_VERDICTS = {REPRODUCED: CONFIRMED, NOT_REPRODUCED: NOT_CONFIRMED, INCONCLUSIVE: INCONCLUSIVE}
+#: What a diagnosis's check reads, declared with it as ``evidence``.
+EVIDENCE = {
+    "ablation": "a variant (new runs or exact curves) built to test the cause",
+    "diagnostics": "a quantity recorded from the same runs",
+    "power": "the resolving power of the runs against the exact model's gap",
+    "re-reading": "another measure on tables the claims already read",
+}
+#: Keys of a diagnosis that are not its check's parameters.
+DIAGNOSIS_KEYS = ("cause", "figure", "check", "other_figure", "evidence", "table_existed")
 
 
 @dataclass(frozen=True)
@@ -402,24 +420,26 @@ def agreement(
     table: pd.DataFrame,
     curve: str,
     reference: str,
+    tol: float,
     tail=0.1,
     k=K,
     other: pd.DataFrame | None = None,
     pairs: pd.DataFrame | None = None,
 ) -> Verdict:
     """``curve`` agrees with ``reference`` within its Monte Carlo error over the last
-    ``tail`` of t: no deviation detectable at ``k`` standard errors.
+    ``tail`` of t, and that error is small enough to have seen a deviation of ``tol``.
 
     R = curve / reference (delta-method se) at every recorded t of the tail: reproduced if
-    |R - 1| <= k se at every t (the reference inside the curve's k-se band); not reproduced
-    if |R - 1| > k se at some t (a significant deviation); inconclusive if the se is
-    undefined (a single run).  Exact curves on both sides agree only if equal (|R - 1| <=
-    TIE).  With ``other`` (key ``other_figure``) ``reference`` is a curve of that table.
+    |R - 1| <= k se at every t (the reference inside the curve's k-se band) and the
+    resolution k se <= ``tol`` at every t (the power condition: a relative deviation of
+    ``tol`` would have been detected); not reproduced if |R - 1| > k se at some t (a
+    significant deviation); inconclusive otherwise (noise too large to resolve ``tol``, or
+    an undefined se: a single run).  Exact curves on both sides agree only if equal
+    (|R - 1| <= TIE).  With ``other`` (key ``other_figure``) ``reference`` is a curve of
+    that table.
 
-    What "reproduced" establishes is weak on purpose: that the data cannot tell the two
-    curves apart, not that they are close; the measured text gives the resolution, k se,
-    i.e. the smallest relative deviation the table could have detected.  It diagnoses an
-    inconclusive closeness claim as Monte Carlo noise (agreement) or as a real offset.
+    Without the power condition any curve noisy enough would "agree"; with it, large noise
+    reads inconclusive.  The measured text gives the resolution k se per t.
     """
     t_range = (1.0 - tail, 1.0)
     ref = curve_rows(table if other is None else other, reference, t_range)
@@ -437,14 +457,85 @@ def agreement(
     where = "" if other is None else " (other figure)"
     defined = k * se[np.isfinite(se)]
     resolution = f"{defined.min():.3f} to {defined.max():.3f}" if defined.size else "undefined"
+    resolved = bool(np.all(k * se <= tol))
     return Verdict(
         f"|{curve} / {reference}{where} - 1| <= {k:g} se at every t in [{1 - tail:g}, 1] "
-        f"t_max (agreement within the Monte Carlo error; not reproduced if > {k:g} se at some t)",
+        f"t_max with {k:g} se <= {tol:g} (agreement within a Monte Carlo error that resolves "
+        f"{tol:g}; not reproduced if > {k:g} se at some t; inconclusive if {k:g} se > {tol:g})",
         f"largest |R - 1| / se = {z[worst]:.2f} at t = {ratio.index[worst]:g} (ratio "
         f"{ratio.iloc[worst]:.3f} ± {se[worst]:.3f}; {len(z)} t); resolution {k:g} se = "
         f"{resolution}; largest |R - 1| = "
         f"{np.nanmax(deviation):.3f}; {_runs(table[table['curve'] == curve])}",
-        NOT_REPRODUCED if significant else INCONCLUSIVE if undefined else REPRODUCED,
+        NOT_REPRODUCED if significant else INCONCLUSIVE if undefined or not resolved else REPRODUCED,
+    )
+
+
+def exceeds(table: pd.DataFrame, curve: str, level: float, t_range=(0.9, 1.0), k=K, x="t") -> Verdict:
+    """``curve`` stays above a fixed ``level`` over ``t_range`` (fractions of x_max), e.g.
+    a diagnostics rate that must be large enough for a stated cause to act.
+
+    With z = (value - level) / se at every recorded x of the range: reproduced if z > k at
+    every x; not reproduced if z < -k at some x (significantly below the level); inconclusive
+    otherwise.  Exact values (se = 0) are compared exactly (a tie fails).
+    """
+    rows = curve_rows(table, curve, t_range, x)
+    value, se = rows["mse"].to_numpy(dtype=float), rows["se"].to_numpy(dtype=float)
+    z, exact = _z(value - level, se, np.full(len(value), level))
+    worst = int(np.argmin(np.where(np.isnan(z), -np.inf, z)))
+    lo, hi = t_range
+    where = "exact comparison" if exact.all() else f"min z = {z[worst]:.2f}"
+    return Verdict(
+        f"{curve} - {level:g} > {k:g} se at every {x} in [{lo:g}, {hi:g}] {x}_max "
+        f"(not reproduced if < -{k:g} se at some {x}; se = 0: exact)",
+        f"{where} at {x} = {rows.index[worst]:g} ({len(z)} {x}), where {curve} = "
+        f"{value[worst]:.3g} ± {se[worst]:.2g}; {value[-1]:.3g} at {x} = {rows.index[-1]:g}; {_runs(rows)}",
+        _verdict(*_strict(z, exact, k)),
+    )
+
+
+def resolving_power(
+    table: pd.DataFrame, below: str, above: str, other: pd.DataFrame, other_below: str,
+    other_above: str, t_range=(0.1, 1.0), factor=1.0, k=K, pairs: pd.DataFrame | None = None,
+) -> Verdict:
+    """The cause "these runs cannot resolve the claim ``below`` < ``factor`` x ``above``":
+    the gap the exact model predicts against the runs' own paired standard error.
+
+    G(t) = factor x other_above - other_below is the exact gap (``other``: a table of exact
+    curves, key ``other_figure``) and s(t) the paired se of factor x above - below in
+    ``table`` (the simulated runs), so z(t) = G / s is the z an ``ordering`` check would
+    expect if the runs followed the model.  Reproduced (the runs cannot resolve the claim)
+    if G > 0 at every t of ``t_range`` (the model agrees with the claim) and z < k at some
+    t (there the expected z falls short of the claim's k); not reproduced if G <= 0 at some
+    t (the model contradicts the claim: the cause is not resolution) or z >= k at every t
+    (the runs resolve the model's gap everywhere); inconclusive if s is undefined.
+    """
+    sim = _aligned(curve_rows(table, below, t_range), curve_rows(table, above, t_range))
+    exact = _aligned(curve_rows(other, other_below, t_range), curve_rows(other, other_above, t_range))
+    index = sim[0].index.intersection(exact[0].index)
+    if index.empty:
+        raise ValueError("the simulated and exact curves have no recorded t in common")
+    sim_below, sim_above = (frame.reindex(index) for frame in sim)
+    exact_below, exact_above = (frame.reindex(index) for frame in exact)
+    gap = (factor * exact_above["mse"] - exact_below["mse"]).to_numpy(dtype=float)
+    se = _paired_se(sim_below["se"], sim_above["se"], pair_covariance(pairs, below, above, index), factor)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = gap / se
+    short = np.flatnonzero(z < k)
+    worst = int(np.argmin(np.where(np.isnan(z), np.inf, z)))
+    lo, hi = t_range
+    agrees = bool(np.all(gap > 0))
+    verdict = (INCONCLUSIVE if np.isnan(z).any() else
+               _verdict(agrees and short.size > 0, not agrees or short.size == 0))
+    return Verdict(
+        f"the exact gap {_below(factor, other_above)} - {other_below} > 0 at every t in "
+        f"[{lo:g}, {hi:g}] t_max and below {k:g} paired se of the runs at some t (not "
+        f"reproduced if the exact gap is <= 0 somewhere or above {k:g} se everywhere)",
+        f"expected z = gap / se: min {z[worst]:.2f} at t = {index[worst]:g} (exact {other_below} "
+        f"/ {other_above} = {exact_below['mse'].iloc[worst] / exact_above['mse'].iloc[worst]:.4g}, "
+        f"paired se / {above} = {se[worst] / sim_above['mse'].iloc[worst]:.3g}); "
+        f"{short.size} of {len(z)} t with expected z < {k:g}; exact gap <= 0 at "
+        f"{int(np.sum(gap <= 0))} t; {_runs(sim_below, sim_above)}",
+        verdict,
     )
 
 
@@ -559,6 +650,8 @@ CHECKS = {
     "larger_gap": larger_gap,
     "larger_abs_gap": larger_abs_gap,
     "agreement": agreement,
+    "exceeds": exceeds,
+    "resolving_power": resolving_power,
     "bound_value": bound_value,
     "decreasing": decreasing,
     "crossing": crossing,
@@ -596,8 +689,27 @@ def load_claims(path: str | Path) -> list[dict]:
                 claim = {key: _formatted(value, names) for key, value in entry.items()}
                 if "diagnosis" in claim:
                     claim["diagnosis"] = {"k": claim.get("k", K), **claim["diagnosis"]}
+                    _check_diagnosis(claim["id"], claim["diagnosis"])
                 claims.append(claim)
     return claims
+
+
+def _check_diagnosis(claim_id: str, diagnosis: dict) -> None:
+    """A diagnosis declares what kind of evidence it is and whether the table it reads
+    existed when it was written (``table_existed``: true for a re-reading of a built table,
+    false for a table first built after the diagnosis was fixed)."""
+    for key in ("cause", "figure", "check", "evidence", "table_existed"):
+        if key not in diagnosis:
+            raise ValueError(f"claim {claim_id}: diagnosis.{key} is missing")
+    if diagnosis["evidence"] not in EVIDENCE:
+        raise ValueError(f"claim {claim_id}: diagnosis.evidence is {diagnosis['evidence']!r}; "
+                         f"allowed: {sorted(EVIDENCE)}")
+    if not isinstance(diagnosis["table_existed"], bool):
+        raise ValueError(f"claim {claim_id}: diagnosis.table_existed must be true or false, "
+                         f"not {diagnosis['table_existed']!r}")
+    if diagnosis["check"] not in CHECKS:
+        raise ValueError(f"claim {claim_id}: diagnosis.check is {diagnosis['check']!r}; "
+                         f"allowed: {sorted(CHECKS)}")
 
 
 def table_figures(claims: list[dict]) -> set[str]:
@@ -612,8 +724,24 @@ DIAGNOSTICS_SUFFIX = "_diagnostics"
 
 
 def tables_by_figure(paths, suffix: str = "") -> dict[str, pd.DataFrame]:
-    """CSV tables keyed by figure: the file's stem without ``suffix`` (``_supplement``...)."""
-    return {Path(p).stem.removesuffix(suffix): pd.read_csv(p) for p in paths}
+    """CSV tables (plain or gzip-compressed, ``.csv.gz``) keyed by figure: the file's name
+    without ``.csv[.gz]`` and ``suffix`` (``_supplement``...)."""
+    def figure(path):
+        return Path(path).name.removesuffix(".gz").removesuffix(".csv").removesuffix(suffix)
+
+    return {figure(p): pd.read_csv(p) for p in paths}
+
+
+def read_inputs(tables, bounds=(), covariances=(), diagnostics=()) -> dict:
+    """``evaluate``'s keyword inputs from CSV paths: the tidy tables, the supplementary
+    (bound) tables, the covariance tables and the diagnostics tables (read as curves of the
+    figure "<figure>_diagnostics").  The claims rule and the published-claims test both read
+    their tables here."""
+    by_figure = tables_by_figure(tables)
+    for figure, frame in tables_by_figure(diagnostics).items():
+        by_figure[figure] = diagnostics_as_curves(frame)
+    return {"tables": by_figure, "bounds": tables_by_figure(bounds, "_supplement"),
+            "covariances": tables_by_figure(covariances, "_covariance")}
 
 
 def diagnostics_as_curves(diagnostics: pd.DataFrame) -> pd.DataFrame:
@@ -633,7 +761,8 @@ def bound_figures(claims: list[dict]) -> set[str]:
 
 
 #: Checks comparing two curves of one table, which take the covariance of their means.
-PAIRED_CHECKS = ("ordering", "gain", "no_gain", "convergence", "closeness", "crossing", "agreement")
+PAIRED_CHECKS = ("ordering", "gain", "no_gain", "convergence", "closeness", "crossing", "agreement",
+                 "resolving_power")
 
 
 def _pairs(check_name: str, figure: str, covariances: dict | None) -> dict:
@@ -680,14 +809,23 @@ def diagnose(
     for key in ("figure", "other_figure"):
         if key in diagnosis and diagnosis[key] not in tables:
             return f"{diagnosis['cause']} (check not run: no table {diagnosis[key]})", "not run"
-    params = {key: value for key, value in diagnosis.items()
-              if key not in ("cause", "figure", "check", "other_figure")}
+    params = {key: value for key, value in diagnosis.items() if key not in DIAGNOSIS_KEYS}
     params.update(_pairs(diagnosis["check"], diagnosis["figure"], covariances))
     if "other_figure" in diagnosis:
         params["other"] = tables[diagnosis["other_figure"]]
     result = CHECKS[diagnosis["check"]](tables[diagnosis["figure"]], **params)
     text = f"{diagnosis['cause']} Check on {diagnosis['figure']}: {result.criterion}; {result.measured}"
     return text, DIAGNOSIS_VERDICTS[result.verdict]
+
+
+def evidence(claim: dict) -> str:
+    """What a claim's diagnosis reads, as the report states it ("" without a diagnosis)."""
+    diagnosis = claim.get("diagnosis")
+    if diagnosis is None:
+        return ""
+    when = ("on a table that existed when it was written" if diagnosis["table_existed"]
+            else "on a table first built after it was written")
+    return f"{diagnosis['evidence']} ({EVIDENCE[diagnosis['evidence']]}), {when}"
 
 
 def evaluate(
@@ -699,21 +837,37 @@ def evaluate(
     """Check the claims whose figures (own and ``other_figure``) are all in ``tables``
     (figure -> tidy table); ``bounds`` (figure -> supplementary table) serves bound_value
     claims, ``covariances`` (figure -> covariance table) the paired checks.  A claim not
-    reproduced that has a diagnosis gets its check's verdict too."""
+    reproduced that has a diagnosis gets its check's verdict too.
+
+    Every claim is checked under both error models: paired standard errors (the primary
+    verdict: the curves share their runs' draws) and independent ones (the "(independent
+    se)" columns: the covariances ignored), so a verdict that hangs on the choice shows.
+    """
     rows = []
     for claim in claims:
         if {claim["figure"], claim.get("other_figure", claim["figure"])} <= set(tables):
-            verdict = check(claim, tables, bounds or {}, covariances)
-            rows.append([claim["id"], claim["figure"], claim["claim"], *astuple(verdict),
-                         *diagnose(claim, verdict, tables, covariances)])
+            paired = check(claim, tables, bounds or {}, covariances)
+            independent = check(claim, tables, bounds or {}, None)
+            diagnosis, diagnosis_verdict = diagnose(claim, paired, tables, covariances)
+            _, independent_diagnosis_verdict = diagnose(claim, independent, tables, None)
+            rows.append([claim["id"], claim["figure"], claim["claim"], *astuple(paired),
+                         diagnosis, diagnosis_verdict, evidence(claim) if diagnosis else "",
+                         independent.measured, independent.verdict, independent_diagnosis_verdict])
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def summary(results: pd.DataFrame) -> str:
-    """Verdict counts, the claims not reproduced split by their diagnosis's verdict."""
-    counts = results["verdict"].value_counts()
-    failed = results[results["verdict"] == NOT_REPRODUCED]["diagnosis verdict"].value_counts()
-    unclear = results[results["verdict"] == INCONCLUSIVE]["diagnosis verdict"].value_counts()
+def model_dependent(results: pd.DataFrame) -> pd.DataFrame:
+    """The claims whose verdict differs between paired and independent standard errors."""
+    return results[results["verdict"] != results["verdict" + INDEPENDENT]]
+
+
+def summary(results: pd.DataFrame, suffix: str = "") -> str:
+    """Verdict counts, the claims not reproduced split by their diagnosis's verdict
+    (``suffix``: INDEPENDENT for the counts with independent standard errors)."""
+    verdicts, diagnoses = results["verdict" + suffix], results["diagnosis verdict" + suffix]
+    counts = verdicts.value_counts()
+    failed = diagnoses[verdicts == NOT_REPRODUCED].value_counts()
+    unclear = diagnoses[verdicts == INCONCLUSIVE].value_counts()
     def split(parts):
         return ", ".join(f"{parts.get(v, 0)} {label}" for v, label in (
             (CONFIRMED, "cause confirmed"), (NOT_CONFIRMED, "cause not confirmed"),
@@ -725,21 +879,43 @@ def summary(results: pd.DataFrame) -> str:
     )
 
 
+def confirmed_by_evidence(results: pd.DataFrame) -> str:
+    """The confirmed causes counted by what their checks read."""
+    confirmed = results[results["diagnosis verdict"] == CONFIRMED]["diagnosis evidence"]
+    fresh = int(confirmed.str.endswith("first built after it was written").sum())
+    kinds = confirmed.str.split(" ").str[0].value_counts().sort_index()
+    by_kind = ", ".join(f"{count} {kind}" for kind, count in kinds.items())
+    return (f"{len(confirmed)} causes confirmed ({by_kind or 'none'}); {fresh} of them on a table "
+            f"first built after the diagnosis was written, {len(confirmed) - fresh} on a table that existed")
+
+
+MARKDOWN_COLUMNS = [column for column in COLUMNS if column != "measured" + INDEPENDENT]
+
+
 def to_markdown(results: pd.DataFrame) -> str:
-    """The results as a Markdown report: verdict counts, then one table row per claim."""
+    """The results as a Markdown report: verdict counts under both error models, the
+    claims whose verdict depends on the model, then one table row per claim."""
+    moved = model_dependent(results)
     lines = [
         "# Claims checked on the aggregated tables",
         "",
         (
-            f"{summary(results)}.  Criteria: workflow/claims.yaml and src/colme/claims.py "
-            "(se = Monte Carlo standard error).  A diagnosis states a cause for a claim not "
-            "reproduced and checks it on another table (an ablation); it never changes the "
-            "claim's own verdict."
+            f"Paired standard errors (primary): {summary(results)}.  "
+            f"Independent standard errors: {summary(results, INDEPENDENT)}.  "
+            f"{confirmed_by_evidence(results)}.  "
+            "Criteria: workflow/claims.yaml and src/colme/claims.py (se = Monte Carlo standard "
+            "error).  A diagnosis states a cause for a claim not reproduced and checks it on "
+            "another table; it never changes the claim's own verdict."
         ),
         "",
-        "| " + " | ".join(COLUMNS) + " |",
-        "|" + "---|" * len(COLUMNS),
+        f"Verdicts that depend on the error model ({len(moved)}): "
+        + (", ".join(f"{claim} ({paired} paired, {independent} independent)" for claim, paired, independent
+                     in zip(moved["id"], moved["verdict"], moved["verdict" + INDEPENDENT], strict=True))
+           or "none") + ".",
+        "",
+        "| " + " | ".join(MARKDOWN_COLUMNS) + " |",
+        "|" + "---|" * len(MARKDOWN_COLUMNS),
     ]
-    for row in results.itertuples(index=False):
+    for row in results[MARKDOWN_COLUMNS].itertuples(index=False):
         lines.append("| " + " | ".join(str(v).replace("|", "\\|") for v in row) + " |")
     return "\n".join(lines) + "\n"

@@ -4,12 +4,15 @@
 for every figure of the configuration (``config.yaml`` with ``preset`` set):
 
 * ``figures/<figure>.png`` and, for engines with diagnostics, ``<figure>_diagnostics.png``;
-* ``tables/<figure>.csv`` (tidy: curve, t, mse, se, runs) and ``<figure>_supplement.csv``
-  where not empty (the covariance and diagnostics tables, large, stay in ``results/``; the
-  diagnostics are published as their figures);
+* ``tables/<figure>.csv`` (tidy: curve, t, mse, se, runs), ``<figure>_supplement.csv``
+  where not empty, and gzip-compressed ``<figure>_covariance.csv.gz`` and
+  ``<figure>_diagnostics.csv.gz`` where the engine writes them: with them every verdict and
+  measured string of ``claims.csv`` is re-derived from ``docs/`` alone
+  (``tests/test_published.py``);
 * ``provenance/<figure>.json`` (settings, runs, seed, choices, versions, compute seconds);
 * ``claims.md`` / ``claims.csv`` and, when built, ``sensitivity.md`` / ``sensitivity.csv``;
-* ``build.json``: the preset, figures, claim verdict counts, the measured wall time and
+* ``build.json``: the preset, figures, claim verdict counts (paired and independent
+  standard errors, and the claims whose verdict depends on the choice), the measured wall time and
   cores, the machine, the summed compute seconds and the commit.
 
 No chunk or instance file is copied.  ``tests/test_published.py`` checks that what is
@@ -19,6 +22,7 @@ published matches the current configuration's figures and claim ids.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import shutil
 import subprocess
@@ -27,6 +31,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from .claims import INDEPENDENT, model_dependent
 from .config import resolve_figure, validate_config
 from .provenance import atomic_write_text, canonical_json, host_cpu, vector_isa
 from .registry import ENGINES
@@ -53,6 +58,13 @@ def _commit(root: Path) -> str:
         return "unknown"
 
 
+def _gzip(source: Path, dest: Path) -> None:
+    """A byte-for-byte gzip copy of ``source`` (no name or time in the header: rebuilt
+    tables republish to identical files)."""
+    with gzip.GzipFile(dest, "wb", compresslevel=9, mtime=0, filename="") as handle:
+        handle.write(source.read_bytes())
+
+
 def publish(results: Path, dest: Path, config: dict, wall_seconds: float | None, cores: int | None,
             root: Path | None = None) -> dict:
     """Copy ``results`` (a finished build of ``config``) to ``dest``; returns build.json."""
@@ -71,6 +83,10 @@ def publish(results: Path, dest: Path, config: dict, wall_seconds: float | None,
             source = results / "tables" / f"{figure}{suffix}.csv"
             if suffix == "" or len(pd.read_csv(source)) > 0:
                 shutil.copy2(source, dest / "tables" / source.name)
+        for suffix in ("_covariance", "_diagnostics"):
+            source = results / "tables" / f"{figure}{suffix}.csv"
+            if source.exists():
+                _gzip(source, dest / "tables" / f"{source.name}.gz")
         meta = json.loads((results / "tables" / f"{figure}.json").read_text())
         compute += float(meta.get("compute_seconds", 0.0))
         shutil.copy2(results / "tables" / f"{figure}.json", dest / "provenance" / f"{figure}.json")
@@ -86,6 +102,8 @@ def publish(results: Path, dest: Path, config: dict, wall_seconds: float | None,
         "claims": len(claims),
         "verdicts": claims["verdict"].value_counts().sort_index().to_dict(),
         "diagnosis_verdicts": claims["diagnosis verdict"].fillna("").value_counts().sort_index().to_dict(),
+        "verdicts_independent_se": claims["verdict" + INDEPENDENT].value_counts().sort_index().to_dict(),
+        "error_model_dependent": list(model_dependent(claims)["id"]),
         "wall_seconds": wall_seconds,
         "cores": cores,
         "compute_seconds": round(compute, 1),
