@@ -8,7 +8,7 @@ from colme.ccolme.kernel import Curve, PanelSpec, simulate_runs
 from colme.graphs import random_regular_edges
 from colme.populations import UniformClasses
 from colme.private_colme.kernel import ColmeCurve, ColmeSpec, simulate_colme_runs
-from colme.progress import Progress, time_segments
+from colme.progress import Progress, kernel_seconds, time_segments
 from colme.seeding import run_generator
 
 
@@ -35,6 +35,24 @@ def test_segments_cover_every_step_once_and_report_at_most_every_interval():
     assert 45 <= len(lines) <= 50  # 500 s of work
     assert lines[0] == "run 1/1, t = 21/1000: 2.1% done, elapsed 0m10s, ETA 8m10s"
     assert list(time_segments(7)) == [(1, 7)]  # without a Progress: one call
+
+
+def test_kernel_seconds_count_the_first_call_at_the_later_calls_rate():
+    """The first kernel call also loads or compiles the kernel: its 30 s of loading must
+    not enter the recorded seconds, whose steady rate is 0.5 s per step."""
+    clock = FakeClock()
+    progress = Progress(interval=10.0, write=lambda *_, **__: None, clock=clock)
+    progress.begin(200)
+    assert kernel_seconds(progress) == 0.0
+    for first, last in time_segments(200, progress, "run 1/1"):
+        clock.now += 0.5 * (last - first + 1) + (30.0 if first == 1 else 0.0)
+    assert math.isclose(kernel_seconds(progress), 100.0)
+    single = Progress(clock=clock)
+    single.begin(5)
+    clock.now += 7.0
+    for _ in time_segments(5, single, "run 1/1"):
+        pass
+    assert kernel_seconds(single) == 7.0  # one call: all of it
 
 
 def test_segmented_kernels_are_bit_identical_to_one_call():

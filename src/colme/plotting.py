@@ -51,6 +51,13 @@ def plot_mse_panel(table: pd.DataFrame, style: PanelStyle, title: str, metadata:
     """
     sns.set_theme(style="whitegrid", context="paper")
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    draw_mse_axes(ax, table, style, title)
+    fig.tight_layout()
+    save_figure(fig, title, metadata, pdf, png)
+
+
+def draw_mse_axes(ax, table: pd.DataFrame, style: PanelStyle, title: str, legend: bool = True) -> None:
+    """One MSE-vs-t panel on ``ax`` (see ``plot_mse_panel``)."""
     for name, curve in style.curves.groupby("curve", sort=False):
         colour, line = style.lines[name]
         ax.plot(curve["t"], curve["mse"], line, color=colour, lw=1.2)
@@ -64,14 +71,13 @@ def plot_mse_panel(table: pd.DataFrame, style: PanelStyle, title: str, metadata:
     ]
     if style.bands and style.band_label:
         handles.append(plt.Line2D([], [], color="grey", lw=3, alpha=0.3, label=style.band_label))
-    ax.legend(handles=handles, fontsize=7, ncol=2, loc="upper right")
+    if legend:
+        ax.legend(handles=handles, fontsize=7, ncol=2, loc="upper right")
     ax.set_yscale("log")
     ax.set_xlabel("Time $t$")
     ax.set_ylabel("Average MSE")
     ax.set_xlim(0, table["t"].max())
     ax.set_title(title, fontsize=9)
-    fig.tight_layout()
-    save_figure(fig, title, metadata, pdf, png)
 
 
 def plot_diagnostics(

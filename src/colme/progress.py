@@ -36,6 +36,7 @@ class Progress:
         self.total = max(int(total), 1)
         self.start = self.last = self.clock()
         self.done = 0
+        self.first: tuple[float, int] | None = None  # (time, units) when the first call ended
 
     def steps(self, remaining: int) -> int:
         """Steps for the next kernel call (of at most ``remaining``): about interval/4 s
@@ -50,6 +51,8 @@ class Progress:
         """``units`` more done; ``where`` says at which run and t (e.g. "run 2/5, t = 300/30000")."""
         self.done += units
         now = self.clock()
+        if self.first is None:
+            self.first = (now, self.done)
         if now - self.last < self.interval:
             return
         self.last = now
@@ -57,6 +60,17 @@ class Progress:
         elapsed = now - self.start
         eta = _duration(elapsed * (1 - fraction) / fraction) if fraction > 0 else "unknown"
         self.write(f"{where}: {100 * fraction:.1f}% done, elapsed {_duration(elapsed)}, ETA {eta}", flush=True)
+
+
+def kernel_seconds(progress: Progress) -> float:
+    """Seconds of kernel work so far: the first call, which also loads (or compiles) the
+    kernel, counted at the rate of the later calls; all the time since ``begin`` when there
+    was a single call (or none reported)."""
+    now = progress.clock()
+    if progress.first is None or progress.done == progress.first[1]:
+        return now - progress.start
+    first_time, first_units = progress.first
+    return (now - first_time) * progress.done / (progress.done - first_units)
 
 
 def time_segments(t_max: int, progress: Progress | None = None, where: str = "") -> Iterator[tuple[int, int]]:

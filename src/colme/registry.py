@@ -13,6 +13,7 @@ from .engines import Engine
 from .pricer.engine import PricerEngine
 from .private_colme.engine import OracleEngine, PrivateColmeEngine
 from .provenance import format_caption
+from .scaling import ScalingEngine
 from .zoom import ZoomEngine
 
 ENGINES: dict[str, Engine] = {
@@ -23,6 +24,7 @@ ENGINES: dict[str, Engine] = {
         OracleEngine(),  # seed 004, Proposition 3 / Remark 3, exact
         ZoomEngine(),  # a view of another figure's table
         PricerEngine(),  # seed 003, PriCER
+        ScalingEngine(),  # simulated figures side by side, and their time per step against M
     )
 }
 
