@@ -6,10 +6,13 @@ config-edge-updates per second per core on the 12-curve Fig. 1 panel (3 rules x 
 4, inf) at degree r, float32, and the peak RSS of a fresh process that made the graph and
 ran the panel.  Each M runs in its own process, so the RSS is that M's alone; t_max is
 chosen so that each M does about ``--updates`` config-edge-updates (at least 3 steps).
-Compile time is excluded (a 2-step warm-up on a small graph first).  Usage:
+Compile time is excluded (a 2-step warm-up on a small graph first).  With ``--isa native
+avx2`` every M is measured twice, once with the code numba generates for this CPU (e.g.
+AVX-512) and once for an AVX2 CPU (``NUMBA_CPU_NAME=haswell``, its own compile cache), and
+the ratio is printed.  Usage:
 
     python benchmarks/bench_scale.py [--sizes 100 1000 10000 100000 1000000] [--degree 10]
-        [--updates 3e9] [--networkx-max 100000]
+        [--updates 3e9] [--networkx-max 100000] [--isa native avx2]
 """
 
 from __future__ import annotations
@@ -17,9 +20,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -31,6 +36,8 @@ from colme.populations import UniformClasses
 from colme.seeding import run_generator
 
 THETA_K = {1.0: 7, 2.0: 6, 4.0: 6, math.inf: 6}
+#: Code generation targets: the host CPU, or an AVX2 CPU (Haswell: AVX2 and FMA, no AVX-512).
+ISAS = {"native": {}, "avx2": {"NUMBA_CPU_NAME": "haswell"}}
 
 
 def panel(n_agents: int, degree: int, t_max: int) -> PanelSpec:
@@ -81,6 +88,8 @@ def main() -> None:
     parser.add_argument("--degree", type=int, default=10)
     parser.add_argument("--updates", type=float, default=3e9, help="config-edge-updates per M")
     parser.add_argument("--networkx-max", type=int, default=100_000, help="largest M timed with networkx")
+    parser.add_argument("--isa", nargs="+", choices=sorted(ISAS), default=["native"],
+                        help="code generation targets to measure (native: this CPU's widest ISA)")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # a child process: one M
     args = parser.parse_args()
     if args.one:
@@ -88,16 +97,26 @@ def main() -> None:
         return
     print(cpu_description())
     print("panel: 12 curves (oracle, bernstein, optimistic x eps 1, 2, 4, inf), float32, one core")
+    caches = {isa: tempfile.mkdtemp(prefix=f"colme-bench-{isa}-") for isa in args.isa if ISAS[isa]}
     for size in args.sizes:
-        command = [sys.executable, __file__, "--one", str(int(size)), "--degree", str(args.degree),
-                   "--updates", str(args.updates), "--networkx-max", str(args.networkx_max)]
-        result = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
-        ratio = result["networkx_s"] / result["graph_s"]
-        networkx = (f"networkx {result['networkx_s']:.3f} s (x{ratio:.0f})" if math.isfinite(ratio)
-                    else "networkx not timed")
-        print(f"M={result['M']} r={result['r']} t_max={result['t_max']}: {result['rate']:.3e} "
-              f"config-edge-updates/s/core; peak RSS {result['peak_rss_mb']:.0f} MB; graph "
-              f"{result['graph_s']:.3f} s, {networkx}", flush=True)
+        rates = {}
+        for isa in args.isa:
+            command = [sys.executable, __file__, "--one", str(int(size)), "--degree", str(args.degree),
+                       "--updates", str(args.updates), "--networkx-max", str(args.networkx_max)]
+            env = {**os.environ, **ISAS[isa], **({"NUMBA_CACHE_DIR": caches[isa]} if isa in caches else {})}
+            result = json.loads(subprocess.run(command, check=True, capture_output=True, text=True,
+                                               env=env).stdout)
+            rates[isa] = result["rate"]
+            ratio = result["networkx_s"] / result["graph_s"]
+            networkx = (f"networkx {result['networkx_s']:.3f} s (x{ratio:.0f})" if math.isfinite(ratio)
+                        else "networkx not timed")
+            print(f"M={result['M']} r={result['r']} t_max={result['t_max']} isa={isa}: {result['rate']:.3e} "
+                  f"config-edge-updates/s/core; peak RSS {result['peak_rss_mb']:.0f} MB; graph "
+                  f"{result['graph_s']:.3f} s, {networkx}", flush=True)
+        if len(rates) > 1:
+            first = args.isa[0]
+            print("  ratios: " + ", ".join(f"{isa}/{first} = {rates[isa] / rates[first]:.2f}"
+                                          for isa in args.isa[1:]), flush=True)
 
 
 if __name__ == "__main__":
