@@ -85,7 +85,7 @@ def publish(results: Path, dest: Path, config: dict, wall_seconds: float | None,
                 shutil.copy2(source, dest / "tables" / source.name)
         for suffix in ("_covariance", "_diagnostics"):
             source = results / "tables" / f"{figure}{suffix}.csv"
-            if source.exists():
+            if source.exists() and len(pd.read_csv(source)) > 0:
                 _gzip(source, dest / "tables" / f"{source.name}.gz")
         meta = json.loads((results / "tables" / f"{figure}.json").read_text())
         compute += float(meta.get("compute_seconds", 0.0))
