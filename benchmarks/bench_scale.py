@@ -8,8 +8,9 @@ ran the panel.  Each M runs in its own process, so the RSS is that M's alone; t_
 chosen so that each M does about ``--updates`` config-edge-updates (at least 3 steps).
 Compile time is excluded (a 2-step warm-up on a small graph first).  With ``--isa native
 avx2`` every M is measured twice, once with the code numba generates for this CPU (e.g.
-AVX-512) and once for an AVX2 CPU (``NUMBA_CPU_NAME=haswell``, its own compile cache), and
-the ratio is printed.  Usage:
+AVX-512) and once for an AVX2 CPU (``NUMBA_CPU_NAME=haswell`` with the host's features
+less every ``avx512*`` in ``NUMBA_CPU_FEATURES``: the name alone keeps the host's features;
+its own compile cache), and the ratio is printed.  Usage:
 
     python benchmarks/bench_scale.py [--sizes 100 1000 10000 100000 1000000] [--degree 10]
         [--updates 3e9] [--networkx-max 100000] [--isa native avx2]
@@ -36,8 +37,18 @@ from colme.populations import UniformClasses
 from colme.seeding import run_generator
 
 THETA_K = {1.0: 7, 2.0: 6, 4.0: 6, math.inf: 6}
-#: Code generation targets: the host CPU, or an AVX2 CPU (Haswell: AVX2 and FMA, no AVX-512).
-ISAS = {"native": {}, "avx2": {"NUMBA_CPU_NAME": "haswell"}}
+def avx2_target() -> dict:
+    """Environment of a Numba that generates AVX2 code on this CPU: Haswell, and the host's
+    features with every ``avx512*`` (and AMX) switched off."""
+    import llvmlite.binding as llvm
+
+    features = [("-" + f[1:]) if "avx512" in f or "amx" in f or "avx10" in f else f
+                for f in llvm.get_host_cpu_features().flatten().split(",")]
+    return {"NUMBA_CPU_NAME": "haswell", "NUMBA_CPU_FEATURES": ",".join(features)}
+
+
+#: Code generation targets: the host CPU, or an AVX2 CPU (AVX2 and FMA, no AVX-512).
+ISAS = {"native": dict, "avx2": avx2_target}
 
 
 def panel(n_agents: int, degree: int, t_max: int) -> PanelSpec:
@@ -79,6 +90,7 @@ def measure(n_agents: int, degree: int, updates: float, networkx_max: int) -> di
         "M": n_agents, "r": degree, "t_max": t_max, "rate": per_step * t_max / seconds,
         "graph_s": compiled, "networkx_s": networkx,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "target": cpu_description().split("Numba compiles for ")[1],
     }
 
 
@@ -97,13 +109,14 @@ def main() -> None:
         return
     print(cpu_description())
     print("panel: 12 curves (oracle, bernstein, optimistic x eps 1, 2, 4, inf), float32, one core")
-    caches = {isa: tempfile.mkdtemp(prefix=f"colme-bench-{isa}-") for isa in args.isa if ISAS[isa]}
+    targets = {isa: ISAS[isa]() for isa in args.isa}
+    caches = {isa: tempfile.mkdtemp(prefix=f"colme-bench-{isa}-") for isa in args.isa if targets[isa]}
     for size in args.sizes:
         rates = {}
         for isa in args.isa:
             command = [sys.executable, __file__, "--one", str(int(size)), "--degree", str(args.degree),
                        "--updates", str(args.updates), "--networkx-max", str(args.networkx_max)]
-            env = {**os.environ, **ISAS[isa], **({"NUMBA_CACHE_DIR": caches[isa]} if isa in caches else {})}
+            env = {**os.environ, **targets[isa], **({"NUMBA_CACHE_DIR": caches[isa]} if isa in caches else {})}
             result = json.loads(subprocess.run(command, check=True, capture_output=True, text=True,
                                                env=env).stdout)
             rates[isa] = result["rate"]
@@ -112,7 +125,7 @@ def main() -> None:
                         else "networkx not timed")
             print(f"M={result['M']} r={result['r']} t_max={result['t_max']} isa={isa}: {result['rate']:.3e} "
                   f"config-edge-updates/s/core; peak RSS {result['peak_rss_mb']:.0f} MB; graph "
-                  f"{result['graph_s']:.3f} s, {networkx}", flush=True)
+                  f"{result['graph_s']:.3f} s, {networkx}; code for {result['target']}", flush=True)
         if len(rates) > 1:
             first = args.isa[0]
             print("  ratios: " + ", ".join(f"{isa}/{first} = {rates[isa] / rates[first]:.2f}"
