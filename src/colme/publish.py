@@ -61,7 +61,8 @@ def _commit(root: Path) -> str:
 def _gzip(source: Path, dest: Path) -> None:
     """A byte-for-byte gzip copy of ``source`` (no name or time in the header: rebuilt
     tables republish to identical files)."""
-    with gzip.GzipFile(dest, "wb", compresslevel=9, mtime=0, filename="") as handle:
+    with open(dest, "wb") as raw, gzip.GzipFile(filename="", mode="wb", compresslevel=9, fileobj=raw,
+                                                 mtime=0) as handle:
         handle.write(source.read_bytes())
 
 
