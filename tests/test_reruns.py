@@ -65,24 +65,26 @@ FIGURE_KEYS = {
         "title": "figure",
     },
     "zoom": {"t_max": "table", "title": "figure", "source": "table"},
+    "scaling": {"title": "figure", "sources": "table"},
     "pricer": {"title": "figure"},  # every other PriCER key: "table"
 }
 
 #: Top-level keys: the earliest stage per engine ("pricer_random": trust/connectivity kinds).
 TOP_KEYS = {
-    "seed": {"ccolme": "instances", "colme": "instances", "oracle": None, "zoom": None,
+    "seed": {"ccolme": "instances", "colme": "instances", "oracle": None, "zoom": None, "scaling": None,
              "pricer": "table", "pricer_feasible_set": None},
-    "precision": {"ccolme": "simulate", "colme": None, "oracle": None, "zoom": None, "pricer": None},
-    "population.sigma": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None,
+    "precision": {"ccolme": "simulate", "colme": None, "oracle": None, "zoom": None, "scaling": None, "pricer": None},
+    "population.sigma": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
                          "pricer": None},
-    "population.means": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None,
+    "population.means": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
                          "pricer": None},
-    "population.means+": {"ccolme": "instances", "colme": "instances", "oracle": "table", "zoom": None,
+    "population.means+": {"ccolme": "instances", "colme": "instances", "oracle": "table", "zoom": None, "scaling": None,
                           "pricer": None},
-    "t_max": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "pricer": None},
-    "grid_linear": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None,
+    "t_max": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
+              "pricer": None},
+    "grid_linear": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
                     "pricer": None},
-    "grid_log": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None,
+    "grid_log": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
                  "pricer": None},
 }
 
@@ -209,6 +211,8 @@ CASES = list(leaf_cases())
 def test_figure_key_reruns_exactly_its_stage(figure, key, path, value):
     if key == "source":
         value = "fig2_sim"
+    if key == "sources":  # a valid edit: draw one source fewer
+        value = VALIDATED[figure]["sources"][:-1]
     expected = expected_for(figure, key)
     assert expected != "missing", f"{figure}.{key}: add it to FIGURE_KEYS"
     changes = earliest_changes(edited(path, value))
@@ -223,7 +227,8 @@ def dependents(figure: str) -> set[str]:
     while frontier:
         frontier = {
             name for name, entry in SHIPPED["figures"].items()
-            if name not in found and (entry.get("derived_from") in frontier or entry.get("source") in frontier)
+            if name not in found and (entry.get("derived_from") in frontier or entry.get("source") in frontier
+                                      or frontier & set(entry.get("sources", ())))
         }
         found |= frontier
     return found
@@ -261,7 +266,8 @@ def test_every_schema_leaf_key_is_covered():
     """A new key in the schema must be added to the expectations above."""
     covered = {(VALIDATED[f]["engine"], k) for f, k, _, _ in CASES}
     for engine, definition in (("ccolme", "ccolme_figure"), ("colme", "colme_figure"),
-                               ("oracle", "oracle_figure"), ("zoom", "zoom_figure")):
+                               ("oracle", "oracle_figure"), ("zoom", "zoom_figure"),
+                               ("scaling", "scaling_figure")):
         keys = set(SCHEMA["$defs"][definition]["properties"]) - {"engine", "runs", "chunk_runs", "grid"}
         keys |= {"grid.linear", "grid.log"} if "grid" in SCHEMA["$defs"][definition]["properties"] else set()
         assert keys == set(FIGURE_KEYS[engine]), engine
