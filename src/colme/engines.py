@@ -205,7 +205,10 @@ class SimulatedEngine(Engine):
     graph_keys: tuple[str, ...] = ()
 
     def instance_params(self, settings: dict) -> dict:
-        keys = ("engine", "n_agents", "seed") + self.graph_keys + (("stream",) if "stream" in settings else ())
+        """The settings that determine a run range's instances.  Not the stream: an instance
+        file belongs to the figure whose streams it draws (``stream_name``), so every figure
+        drawing those streams (a sensitivity variant, a sweep's points) reads the same file."""
+        keys = ("engine", "n_agents", "seed", *self.graph_keys)
         return {
             **{key: settings[key] for key in keys},
             "n_classes": len(settings["population"]["means"]),
@@ -254,6 +257,12 @@ class SimulatedEngine(Engine):
     def supplement(self, spec, instances: list[dict]) -> tuple[pd.DataFrame, dict]:
         """The supplementary table and what of it goes into the provenance."""
         return pd.DataFrame(), {}
+
+    def sweep_margins(self, supplement: pd.DataFrame) -> dict[str, float]:
+        """Named predictions read off one sweep point's supplementary table, each a margin
+        whose sign says whether collaboration is predicted to beat Local (> 0: it does);
+        a sweep (``colme.sweeps``) draws where each changes sign as a predicted boundary."""
+        return {}
 
     def table_inputs(self, figure, settings, chunk_paths):
         return {"sims": chunk_paths("chunks"), "instances": chunk_paths("instances")}

@@ -159,12 +159,13 @@ def load_simulation(figure: str, params: dict, chunk_paths: list, instance_paths
     be a ``simulate`` chunk of ``figure`` made with these numeric settings, and simulate one
     of the instance files given; every instance file an ``instances`` file of ``figure``.
     A file that is not raises ``StaleResultError`` naming it and the keys that differ.
+    Instance files belong to the figure whose streams they draw (``params["stream"]``).
     """
     numeric = {key: value for key, value in params.items() if key != "runs"}
     instances, instance_digests = [], set()
     for path in instance_paths:
         arrays, made_by = load_verified(path)
-        _expect(path, made_by, figure, "instances")
+        _expect(path, made_by, params.get("stream", figure), "instances")
         instances.append(arrays)
         instance_digests.add(path_digest(path))
     sims = []

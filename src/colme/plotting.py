@@ -125,3 +125,119 @@ def save_figure(
     )
     atomic_savefig(fig, png, dpi=150)
     plt.close(fig)
+
+
+def axis_positions(values) -> tuple[list[float], list[str], bool]:
+    """Where a sweep's axis values are drawn, their tick labels and whether the axis is
+    logarithmic (all finite values > 0).  +inf is drawn one step beyond the largest finite
+    value (the ratio of the last two, or 2), labelled with the infinity sign."""
+    values = [float(v) for v in values]
+    finite = sorted(v for v in values if v != float("inf"))
+    log = bool(finite) and finite[0] > 0
+    if log:
+        step = finite[-1] / finite[-2] if len(finite) > 1 else 2.0
+        beyond = finite[-1] * step if finite else 1.0
+    else:
+        beyond = (finite[-1] + (finite[-1] - finite[-2] if len(finite) > 1 else 1.0)) if finite else 1.0
+    positions = [beyond if v == float("inf") else v for v in values]
+    labels = ["∞" if v == float("inf") else f"{v:g}" for v in values]
+    return positions, labels, log
+
+
+def draw_sweep_lines(table: pd.DataFrame, key: str, meta: dict, margins: list, title: str, pdf, png) -> None:
+    """A one-axis sweep: the summary ``y`` of each curve against the swept value, simulated
+    curves with +-2 se bands, closed-form curves (Local, Ideal, Theorem 1) dashed, and the
+    predicted boundaries (where a closed-form curve or an engine margin crosses Local)."""
+    sns.set_theme(style="whitegrid", context="paper")
+    fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    simulated = [c for c in dict.fromkeys(table.loc[table["kind"] == "simulated", "curve"])]
+    colours = palette(simulated)
+    analytic = [c for c in dict.fromkeys(table.loc[table["kind"] != "simulated", "curve"])]
+    for curve in simulated + analytic:
+        rows = table[table["curve"] == curve].sort_values(key)
+        x, labels, log = axis_positions(rows[key])
+        if curve in colours:
+            ax.plot(x, rows["y"], "o-", color=colours[curve], lw=1.3, ms=3.5, label=curve)
+            ax.fill_between(x, rows["y_lo"], rows["y_hi"], color=colours[curve], alpha=0.18, lw=0)
+        else:
+            colour, line = BENCHMARK_STYLES.get(curve.lower(), ("0.3", ":"))
+            ax.plot(x, rows["y"], line, color=colour, lw=1.3, label=curve)
+    x, labels, log = axis_positions(sorted(table[key].unique()))
+    boundaries = [m for m in margins if m["quantity"].startswith("boundary") or
+                  (m["quantity"] == "crosses Local" and m["curve"] in analytic)]
+    for index, mark in enumerate(m for m in boundaries if m["where"] == "at"):
+        label = mark["quantity"].removeprefix("boundary: ") if mark["quantity"].startswith("boundary") \
+            else f"{mark['curve']} = Local"
+        ax.axvline(mark["value"], color="0.2", ls=("--", "-.", ":")[index % 3], lw=1.0,
+                   label=f"{label} at {key} = {mark['value']:.3g}")
+    if meta["summary"]["kind"] == "ratio_to_local":
+        ax.axhline(1.0, color="tab:green", lw=0.8)
+    if log:
+        ax.set_xscale("log")
+    ax.set_xticks(x, labels)
+    ax.minorticks_off()
+    ax.set_yscale("log")
+    ax.set_xlabel(key)
+    ax.set_ylabel({"mse_at": "Average MSE at t", "mse_window": "Average MSE over the window",
+                   "ratio_to_local": "MSE / Local", "time_to_mse": "First t reaching the target"}
+                  [meta["summary"]["kind"]])
+    ax.legend(fontsize=6.5, loc="best")
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    save_figure(fig, title, meta, pdf, png)
+
+
+def draw_heatmaps(table: pd.DataFrame, keys: list, meta: dict, margins: list, title: str, pdf, png) -> None:
+    """A two-axis sweep: per simulated curve, a heatmap of log10(MSE / Local) at the summary
+    time over (keys[0] across, keys[1] up); a dot marks a cell whose sign the Monte Carlo
+    error does not resolve (|ratio - 1| <= 2 se); the zero contours of each closed-form
+    curve's log ratio (e.g. Theorem 1) and of the engine's margins (e.g. Corollary 1) are
+    the predicted boundaries."""
+    import numpy as np
+    from matplotlib.colors import TwoSlopeNorm
+
+    sns.set_theme(style="white", context="paper")
+    xs, ys = sorted(table[keys[0]].unique()), sorted(table[keys[1]].unique())
+    _, xlabels, _ = axis_positions(xs)
+    _, ylabels, _ = axis_positions(ys)
+    simulated = list(dict.fromkeys(table.loc[table["kind"] == "simulated", "curve"]))
+    analytic = [c for c in dict.fromkeys(table.loc[table["kind"] != "simulated", "curve"]) if c != "Local"]
+
+    def grid(frame, column):
+        out = np.full((len(ys), len(xs)), np.nan)
+        for _, row in frame.iterrows():
+            out[ys.index(row[keys[1]]), xs.index(row[keys[0]])] = row[column]
+        return out
+
+    values = grid(table[table["curve"].isin(simulated)], "log10_ratio")
+    bound = max(np.nanmax(np.abs(values[np.isfinite(values)])) if np.isfinite(values).any() else 1.0, 1e-3)
+    norm = TwoSlopeNorm(vcenter=0.0, vmin=-bound, vmax=bound)
+    fig, axes = plt.subplots(1, len(simulated), figsize=(4.3 * len(simulated) + 0.8, 4.2), squeeze=False)
+    styles = ("--", "-.", ":")
+    for ax, curve in zip(axes[0], simulated, strict=True):
+        rows = table[table["curve"] == curve]
+        image = ax.imshow(grid(rows, "log10_ratio"), origin="lower", cmap="RdBu_r", norm=norm, aspect="auto")
+        unresolved = ~grid(rows, "resolved").astype(bool)
+        yy, xx = np.nonzero(unresolved)
+        ax.plot(xx, yy, "k.", ms=3, label="sign not resolved (2 se)")
+        overlays = [(c, grid(table[table["curve"] == c], "log10_ratio")) for c in analytic]
+        for quantity in dict.fromkeys(m["quantity"] for m in margins if m["curve"] == ""):
+            rows_of = pd.DataFrame([m for m in margins if m["quantity"] == quantity])
+            rows_of[keys] = rows_of[keys].astype(float)  # the sidecar writes inf as "inf"
+            field_ = grid(rows_of.assign(value=rows_of["value"].astype(float)), "value")
+            overlays.append((quantity, -field_))
+        for index, (label, field_) in enumerate(overlays):
+            field_ = np.clip(field_, -1e6, 1e6)  # a margin is infinite without noise (eps = inf)
+            if np.isfinite(field_).all() and field_.min() < 0 < field_.max():
+                ax.contour(field_, levels=[0.0], colors="k", linestyles=styles[index % 3], linewidths=1.2)
+                ax.plot([], [], color="k", ls=styles[index % 3], label=f"{label}: gain boundary")
+        ax.set_xticks(range(len(xs)), xlabels)
+        ax.set_yticks(range(len(ys)), ylabels)
+        ax.set_xlabel(keys[0])
+        ax.set_ylabel(keys[1])
+        ax.set_title(curve, fontsize=9)
+        ax.legend(fontsize=6, loc="upper left")
+    fig.subplots_adjust(top=0.84, wspace=0.3)
+    fig.colorbar(image, ax=axes[0].tolist(), label="log10(MSE / Local)  (< 0: collaboration pays)")
+    fig.suptitle(title, fontsize=9)
+    save_figure(fig, title, meta, pdf, png)

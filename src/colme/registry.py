@@ -14,6 +14,7 @@ from .pricer.engine import PricerEngine
 from .private_colme.engine import OracleEngine, PrivateColmeEngine
 from .provenance import format_caption
 from .scaling import ScalingEngine
+from .sweeps import SweepEngine
 from .zoom import ZoomEngine
 
 ENGINES: dict[str, Engine] = {
@@ -25,6 +26,7 @@ ENGINES: dict[str, Engine] = {
         ZoomEngine(),  # a view of another figure's table
         PricerEngine(),  # seed 003, PriCER
         ScalingEngine(),  # simulated figures side by side, and their time per step against M
+        SweepEngine(),  # a figure over one or two parameters, each point a simulated figure
     )
 }
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .engines import stream_name
 from .integrity import StaleResultError, digest, load_verified, maker, path_digest, stamped
 from .provenance import atomic_savez, read_params
 from .registry import ENGINES, stage_params
@@ -18,11 +19,25 @@ from .registry import ENGINES, stage_params
 KINDS = ("instances", "chunks")
 
 
+def owner(kind: str, figure: str, settings: dict) -> str:
+    """The figure whose directory holds a file of ``kind``: a chunk is its figure's, an
+    instance file is the stream's (``stream_name``), shared by every figure drawing it."""
+    return stream_name(settings, figure) if kind == "instances" else figure
+
+
 def makers(figure: str, settings: dict, start: int, stop: int) -> dict[str, str]:
     """The makers of one run range's instance file and chunk (``KINDS``)."""
-    instances = maker(figure, "instances", stage_params(settings, "instances", start, stop))
+    instances = maker(
+        owner("instances", figure, settings), "instances", stage_params(settings, "instances", start, stop)
+    )
     chunk = maker(figure, "simulate", stage_params(settings, "simulate", start, stop), instances=digest(instances))
     return {"instances": instances, "chunks": chunk}
+
+
+def figure_path(kind: str, figure: str, settings: dict, start: int, stop: int, root: str | Path = "results") -> str:
+    """The path of ``figure``'s file of ``kind`` for runs [start, stop)."""
+    made_by = makers(figure, settings, start, stop)[kind]
+    return result_path(kind, owner(kind, figure, settings), start, stop, made_by, root)
 
 
 def result_path(kind: str, figure: str, start: int, stop: int, made_by: str, root: str | Path = "results") -> str:

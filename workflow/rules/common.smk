@@ -19,10 +19,11 @@ from colme.claims import load_claims
 from colme.config import ConfigError, load_schema, resolve_figure, validate_config
 from colme.aggregation import run_chunks
 from colme.integrity import digest, maker, problem, quarantine, stale_record
-from colme.stages import makers, result_path
+from colme.stages import KINDS, figure_path, makers
 from colme.registry import ENGINES, figure_caption, stage_params
 from colme.provenance import canonical_json
 from colme.sensitivity import sensitivity_variants
+from colme.sweeps import sweep_points
 
 SCHEMA = load_schema(Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
 try:
@@ -44,6 +45,10 @@ VARIANT_SETTINGS, VARIANTS, SKIPPED_VARIANTS = sensitivity_variants(
     {name for name, entry in config["figures"].items() if "derived_from" in entry},
 )
 SETTINGS.update(VARIANT_SETTINGS)
+# The points of every sweep (colme.sweeps): ordinary simulated figures, built for their
+# sweep's table (and as targets of their own).
+SWEEP_SETTINGS = sweep_points(validated, SCHEMA)
+SETTINGS.update(SWEEP_SETTINGS)
 
 
 # Cheap steps run on the submitting host, not as cluster jobs: instances take seconds per
@@ -57,17 +62,22 @@ localrules:
 
 
 wildcard_constraints:
-    figure="|".join(FIGURES + sorted(VARIANT_SETTINGS)),
+    figure="|".join(FIGURES + sorted(VARIANT_SETTINGS) + sorted(SWEEP_SETTINGS)),
     start=r"\d+",
     stop=r"\d+",
     digest=r"[0-9a-f]{16}",
 
 
-def engine_figures(simulated):
-    """Regex of the figures whose engine is (or is not) a chunked simulation."""
+def engine_figures(simulated, owners=False):
+    """Regex of the figures whose engine is (or is not) a chunked simulation (with
+    ``owners``, also the streams whose instance files they share, e.g. a sweep's)."""
     names = [
         f for f in SETTINGS if ENGINES[SETTINGS[f]["engine"]].simulated == simulated
     ]
+    if owners:
+        names = sorted(
+            set(names) | {SETTINGS[f].get("stream", f) for f in names}, key=str
+        )
     return "|".join(names) if names else "(?!)"
 
 
@@ -80,33 +90,41 @@ def params_of(stage):
     return params
 
 
+def file_makers(kind):
+    """Every maker of a chunked file of ``kind`` the config asks for, by its path (an
+    instance file can serve several figures: those drawing its stream)."""
+    found = {}
+    for figure, settings in SETTINGS.items():
+        if ENGINES[settings["engine"]].simulated:
+            for start, stop in run_chunks(settings["runs"], settings["chunk_runs"]):
+                path = figure_path(kind, figure, settings, start, stop)
+                found[path] = makers(figure, settings, start, stop)[kind]
+    return found
+
+
 def made_by_of(kind):
     """A chunked rule's params: the maker of its file (figure, stage, params; a chunk's
     names its instance file), whose digest the requested path must carry."""
 
     def made_by(wildcards):
-        figure, start, stop = (
-            wildcards.figure,
-            int(wildcards.start),
-            int(wildcards.stop),
-        )
-        text = makers(figure, SETTINGS[figure], start, stop)[kind]
-        if digest(text) != wildcards.digest:
+        path = f"results/{kind}/{wildcards.figure}/runs{wildcards.start}-{wildcards.stop}-{wildcards.digest}.npz"
+        if path not in FILE_MAKERS[kind]:
             raise WorkflowError(
-                f"results/{kind}/{figure}/runs{start}-{stop}-{wildcards.digest}.npz is not "
-                f"made by this config (its {kind} of runs {start}-{stop} end in {digest(text)})"
+                f"{path} is not made by this config (no figure's {kind} of these runs has "
+                f"digest {wildcards.digest})"
             )
-        return text
+        return FILE_MAKERS[kind][path]
 
     return made_by
+
+
+FILE_MAKERS = {kind: file_makers(kind) for kind in KINDS}
 
 
 def chunk_paths(kind, figure):
     settings = SETTINGS[figure]
     return [
-        result_path(
-            kind, figure, start, stop, makers(figure, settings, start, stop)[kind]
-        )
+        figure_path(kind, figure, settings, start, stop)
         for start, stop in run_chunks(settings["runs"], settings["chunk_runs"])
     ]
 
@@ -114,8 +132,7 @@ def chunk_paths(kind, figure):
 def instances_of_chunk(wildcards):
     """The instance file a chunk simulates."""
     figure, start, stop = wildcards.figure, int(wildcards.start), int(wildcards.stop)
-    made_by = makers(figure, SETTINGS[figure], start, stop)["instances"]
-    return result_path("instances", figure, start, stop, made_by)
+    return figure_path("instances", figure, SETTINGS[figure], start, stop)
 
 
 #: The table rule's outputs, by name.
@@ -191,13 +208,11 @@ def retire_untrusted_results():
         if reason:
             outputs = (*TABLE_OUTPUTS.values(), *DRAWN_FROM_TABLE)
             retire(reason, [pattern.format(figure=figure) for pattern in outputs])
-        if ENGINES[settings["engine"]].simulated:
-            for start, stop in run_chunks(settings["runs"], settings["chunk_runs"]):
-                for kind, made_by in makers(figure, settings, start, stop).items():
-                    path = result_path(kind, figure, start, stop, made_by)
-                    reason = problem(path, made_by)
-                    if reason:
-                        retire(reason, [path])
+    for kind, found in FILE_MAKERS.items():
+        for path, made_by in found.items():
+            reason = problem(path, made_by)
+            if reason:
+                retire(reason, [path])
 
 
 def table_inputs(wildcards):

@@ -7,7 +7,7 @@ rule instances:
     benchmark:
         "results/benchmarks/instances/{figure}/runs{start}-{stop}-{digest}.tsv"
     wildcard_constraints:
-        figure=engine_figures(simulated=True),
+        figure=engine_figures(simulated=True, owners=True),
     conda:
         "../../environment.yml"
     params:

@@ -77,6 +77,19 @@ class ConsensusEngine(SimulatedEngine):
         bound = bound_table(spec, instances)
         return bound, {"corollary1": bound.to_dict(orient="records")}
 
+    def sweep_margins(self, supplement):
+        """Corollary 1 as printed (bound (3), alpha_t = t/(t+1)): log of the bound (ratio of
+        the instances' mean numerator and denominator) over sigma_DP^2, for a point with one
+        eps (> 0: a gain over Local predicted).  Theorem 1 with the panel's own schedule
+        factor is the ``theorem1`` curve of the point's table."""
+        noise = supplement[supplement["quantity"] == "sigma_dp2"]
+        bound = supplement.loc[supplement["quantity"] == "corollary1_ratio_of_means", "value"]
+        if len(noise) != 1 or len(bound) != 1:
+            return {}
+        with np.errstate(divide="ignore"):  # eps = inf: no noise, an infinite margin
+            margin = np.log(np.float64(bound.iloc[0]) / np.float64(noise["value"].iloc[0]))
+        return {"Corollary 1 (bound (3))": float(margin)}
+
     def details(self, settings: dict) -> str:
         line = f"alpha {settings['alpha_schedule']} (restart {settings['alpha_reset']}), weights {settings['weights']}"
         for key, printed in (("optimistic_radius", "sqrt_over_all"), ("bernstein_beta", "sec3c1")):

@@ -1,0 +1,406 @@
+"""Sweeps: figures whose x axis is a parameter (privacy-utility curves, phase diagrams).
+
+A sweep figure names a simulated ``base`` figure, settings ``set`` on every point, and one
+or two ``axes``: a key of the base figure (or a global key such as ``population.sigma``)
+and its values, with optional companion keys zipped along the axis (``with``, e.g. the
+Bernstein exponent that goes with each eps).  Each combination of axis values is a *point*:
+an ordinary simulated figure named ``<sweep>__<key><value>[__<key><value>]``, with its own
+instances, chunks and table, built by the same rules as any figure.  So adding a value
+plans only that value's jobs, progressive fidelity and byte-identical reruns hold point by
+point, and every point can run on a cluster.
+
+Every point draws the base figure's random streams (``stream``): points share the base's
+instance files wherever their instance settings agree (eps values on one graph), and all
+draw the same data and noise (common random numbers: a curve's lanes replay the same draws
+in any kernel call), so a point's curves equal, bit for bit, the base figure's curves with
+that value, and differences between points are paired.
+
+The sweep's table summarises each point's curves at one time (``summary``): the MSE at t,
+averaged over a window of t, its ratio to Local at t, or the first t it reaches a target
+MSE; one row per curve and point.  The point tables' analytic curves (Local, Ideal, seed
+002's Theorem 1 asymptote) are summarised the same way and drawn as overlays; the engine of
+the base adds its own predicted boundaries (``Engine.sweep_margins``, e.g. Corollary 1).
+One axis draws one line per curve with +-2 se bands; two axes draw a heatmap per curve of
+log10(MSE / Local), with the cells whose sign the Monte Carlo error cannot resolve marked
+and the predicted boundaries drawn over it.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .engines import NO_DIAGNOSTICS, NO_PAIRS, Engine, FigureTables, stream_name
+from .errors import ConfigError
+from .provenance import table_provenance
+
+#: The summaries a sweep can draw on its y axis.
+SUMMARIES = ("mse_at", "mse_window", "ratio_to_local", "time_to_mse")
+#: The closed-form curve every summary is compared with (``colme.baselines``).
+LOCAL = "Local"
+#: Standard errors of the +-bands and of "resolved" (the claims' k).
+K = 2.0
+#: Columns of a sweep's table (the axis keys come after ``point``).
+TABLE_COLUMNS = ["curve", "kind", "point", "t", "mse", "se", "runs", "local", "ratio", "ratio_se",
+                 "log10_ratio", "resolved", "y", "y_lo", "y_hi"]
+
+
+def _engines():
+    from .registry import ENGINES  # the registry lists this engine too
+
+    return ENGINES
+
+
+def value_token(value) -> str:
+    """A value as it appears in a point's name: 0.25 -> 0p25, 1e-06 -> 1em06, inf -> inf."""
+    if isinstance(value, float) and math.isinf(value):
+        return "inf" if value > 0 else "minf"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        value = int(value)
+    return str(value).replace(".", "p").replace("-", "m").replace("+", "")
+
+
+def point_name(sweep: str, coordinates: dict) -> str:
+    """``<sweep>__<key><value>...``, one part per axis (dots of a key become underscores)."""
+    parts = [f"{key.replace('.', '_')}{value_token(value)}" for key, value in coordinates.items()]
+    return "__".join([sweep, *parts])
+
+
+def axis_assignments(axis: dict) -> list[dict]:
+    """The settings each value of one axis sets: its key and the companions (``with``)."""
+    companions = axis.get("with", {})
+    return [
+        {axis["key"]: value, **{key: values[index] for key, values in companions.items()}}
+        for index, value in enumerate(axis["values"])
+    ]
+
+
+def points(settings: dict, name: str) -> list[dict]:
+    """Every point of a sweep: ``{"name", "coordinates" (axis key -> value), "set" (every
+    key it sets, companions included)}``, the first axis varying slowest."""
+    axes = settings["axes"]
+    out = []
+    for combination in itertools.product(*(axis_assignments(axis) for axis in axes)):
+        coordinates = {axis["key"]: assigned[axis["key"]] for axis, assigned in zip(axes, combination, strict=True)}
+        assigned = {key: value for part in combination for key, value in part.items()}
+        out.append({"name": point_name(name, coordinates), "coordinates": coordinates, "set": assigned})
+    return out
+
+
+def _assign(target: dict, key: str, value) -> None:
+    """Set a dotted ``key`` in ``target``; a scalar given for a list-valued key (a figure's
+    ``eps`` list, one curve per value) becomes a one-element list."""
+    *parents, leaf = key.split(".")
+    for part in parents:
+        target = target.setdefault(part, {})
+    if isinstance(target.get(leaf), list) and not isinstance(value, list):
+        value = [value]
+    target[leaf] = copy.deepcopy(value)
+
+
+def point_config(config: dict, sweep: dict, point: dict, global_keys) -> dict:
+    """A configuration holding one point as its only figure: the base's entry with the
+    sweep's ``set`` and the point's values applied (global keys at the top level)."""
+    trial = {key: copy.deepcopy(value) for key, value in config.items() if key != "figures"}
+    entry = copy.deepcopy(config["figures"][sweep["base"]])
+    for key, value in [*sweep["set"].items(), *point["set"].items()]:
+        _assign(trial if key.split(".")[0] in global_keys else entry, key, value)
+    trial["figures"] = {point["name"]: entry}
+    return trial
+
+
+def sweep_points(config: dict, schema: dict) -> dict[str, dict]:
+    """The resolved settings of every sweep point of a validated ``config``, by name."""
+    from .config import resolve_figure, validate_config
+
+    settings = {}
+    for name, entry in config["figures"].items():
+        if entry["engine"] != SweepEngine.name:
+            continue
+        base = resolve_figure(config, entry["base"])
+        for point in points(entry, name):
+            trial = validate_config(point_config(config, entry, point, _global_keys(schema)), schema)
+            resolved = resolve_figure(trial, point["name"])
+            resolved["stream"] = stream_name(base, entry["base"])
+            settings[point["name"]] = resolved
+    return settings
+
+
+def _global_keys(schema: dict) -> set[str]:
+    return set(schema["properties"]) - {"figures"}
+
+
+def summary_time(summary: dict, t_max: int) -> int:
+    """The time a summary reads (its ``t``, or a window's end; default the horizon)."""
+    if summary["kind"] == "mse_window":
+        return int(summary["window"][1])
+    return int(summary["t"]) if summary.get("t") is not None else int(t_max)
+
+
+def curve_label(curve: str, keys) -> str:
+    """A point curve's name in the sweep: without the ``<key>=<value>`` of any swept key
+    (``oracle eps=0.5`` on an eps axis is the sweep's ``oracle``)."""
+    for key in keys:
+        leaf = re.escape(key.split(".")[-1])
+        curve = re.sub(rf"\s*\b{leaf}=\S+", "", curve)
+    return curve.strip()
+
+
+def summarise(table: pd.DataFrame, summary: dict, t_max: int) -> pd.DataFrame:
+    """One point's curves summarised: one row per curve with mse, se and runs at the summary
+    time (or averaged over the window), its ratio to Local and the plotted y with its band.
+
+    A window's se is the mean of the per-t se: an upper bound on the se of the average (the
+    runs are shared across t), stated in the figure's metadata.  ``time_to_mse``: the first
+    recorded t with mse <= target (its band: the same for mse -+ 2 se); NaN if never.
+    """
+    end = summary_time(summary, t_max)
+    recorded = np.sort(table["t"].unique())
+    if summary["kind"] == "mse_window":
+        start = int(summary["window"][0])
+        times = recorded[(recorded >= start) & (recorded <= end)]
+    else:
+        times = recorded[recorded <= end][-1:]
+    window = table[table["t"].isin(times)]
+    grouped = window.groupby("curve", sort=False)
+    rows = pd.DataFrame({
+        "kind": grouped["kind"].first(),
+        "t": int(times[-1]),
+        "mse": grouped["mse"].mean(),
+        "se": grouped["se"].mean(),
+        "runs": grouped["runs"].max(),
+    })
+    local = float(rows.loc[LOCAL, "mse"])
+    rows["local"] = local
+    rows["ratio"] = rows["mse"] / local
+    rows["ratio_se"] = rows["se"] / local
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rows["log10_ratio"] = np.log10(rows["ratio"])
+    rows["resolved"] = (rows["ratio"] - 1).abs() > K * rows["ratio_se"]
+    se = rows["se"].fillna(0.0)
+    if summary["kind"] in ("mse_at", "mse_window"):
+        rows["y"], rows["y_lo"], rows["y_hi"] = rows["mse"], rows["mse"] - K * se, rows["mse"] + K * se
+    elif summary["kind"] == "ratio_to_local":
+        ratio_se = rows["ratio_se"].fillna(0.0)
+        rows["y"], rows["y_lo"], rows["y_hi"] = (rows["ratio"], rows["ratio"] - K * ratio_se,
+                                                 rows["ratio"] + K * ratio_se)
+    else:
+        target = float(summary["target"])
+
+        def first_time(frame: pd.DataFrame, shift: float) -> float:
+            below = frame["t"][frame["mse"] + shift * frame["se"].fillna(0.0) <= target]
+            return float(below.iloc[0]) if len(below) else math.nan
+
+        by_curve = table[table["t"] <= end].groupby("curve", sort=False)
+        rows["y"] = [first_time(by_curve.get_group(c), 0.0) for c in rows.index]
+        rows["y_lo"] = [first_time(by_curve.get_group(c), -K) for c in rows.index]
+        rows["y_hi"] = [first_time(by_curve.get_group(c), K) for c in rows.index]
+    return rows.rename_axis("curve").reset_index()
+
+
+def crossing(x: np.ndarray, log_ratio: np.ndarray) -> tuple[float, str]:
+    """Where a log ratio to Local (or a margin) changes sign along x: interpolated linearly
+    in log x (in x if some x <= 0) between the first two consecutive points of opposite
+    signs, with "at"; the bracket's finite end with "above" when the other end is +inf; NaN
+    with "none" if the sign never changes (an infinite value counts with its sign)."""
+    for i in range(len(x) - 1):
+        a, b = log_ratio[i], log_ratio[i + 1]
+        if np.isnan(a) or np.isnan(b) or a * b >= 0:
+            continue
+        if not np.isfinite(x[i + 1]):
+            return float(x[i]), "above"
+        if not (np.isfinite(a) and np.isfinite(b)):
+            return float(x[i] if np.isfinite(a) else x[i + 1]), "near"
+        w = a / (a - b)
+        if x[i] > 0:
+            return float(np.exp((1 - w) * np.log(x[i]) + w * np.log(x[i + 1]))), "at"
+        return float((1 - w) * x[i] + w * x[i + 1]), "at"
+    return math.nan, "none"
+
+
+class SweepEngine(Engine):
+    """A figure over a parameter: one or two axes of points, each a simulated figure."""
+
+    name = "sweep"
+    figure_schema = "sweep_figure"
+    time_axis = False
+    unused_globals = frozenset({"precision", "seed", "population"})
+    drawing_keys = ("title", "draws_as")
+
+    def complete(self, settings, config):
+        settings["draws_as"] = config["figures"][settings["base"]]["engine"]
+
+    def standalone_config(self, entry):
+        base = next(engine.name for engine in _engines().values() if engine.simulated)
+        return {"figures": {"base": {"engine": base}, "figure": {"base": "base", **entry}}}
+
+    def check(self, settings, where, config):
+        from .config import load_schema, resolve_figure, validate_config
+
+        figures = config["figures"]
+        base = settings["base"]
+        simulated = sorted(f for f in figures if _engines()[figures[f]["engine"]].simulated)
+        if base not in simulated:
+            raise ConfigError(f"{where}.base={base!r}: must name a simulated figure; configured: {simulated}")
+        schema = load_schema()
+        global_keys = _global_keys(schema)
+        base_settings = resolve_figure(config, base)
+        keys = [axis["key"] for axis in settings["axes"]]
+        if len(set(keys)) != len(keys):
+            raise ConfigError(f"{where}.axes: each axis needs its own key; got {keys}")
+        for index, axis in enumerate(settings["axes"]):
+            self._check_axis(axis, f"{where}.axes[{index}]", base_settings, global_keys)
+        summary = settings["summary"]
+        if summary["kind"] == "time_to_mse" and summary.get("target") is None:
+            raise ConfigError(f"{where}.summary.target: time_to_mse needs a target MSE")
+        if summary["kind"] == "mse_window" and summary.get("window") is None:
+            raise ConfigError(f"{where}.summary.window: mse_window needs a window [t_start, t_end]")
+        for point in points(settings, where.split(".")[-1]):
+            trial = point_config(config, settings, point, global_keys)
+            try:
+                checked = validate_config(trial, schema)
+            except ConfigError as error:
+                detail = str(error).splitlines()[-1].strip()
+                raise ConfigError(
+                    f"{where}: the point {point['set']} is not a valid figure: {detail}"
+                ) from None
+            t_max = resolve_figure(checked, point["name"])["t_max"]
+            end = summary_time(summary, t_max)
+            if summary["kind"] == "mse_window" and not 1 <= summary["window"][0] <= end:
+                raise ConfigError(f"{where}.summary.window={summary['window']}: needs 1 <= t_start <= t_end")
+            if not 1 <= end <= t_max:
+                key = "window" if summary["kind"] == "mse_window" else "t"
+                raise ConfigError(
+                    f"{where}.summary.{key}: the summary time {end} is beyond the point's t_max = {t_max} "
+                    f"(point {point['set']})"
+                )
+
+    @staticmethod
+    def _check_axis(axis, where, base_settings, global_keys):
+        def current(key):
+            target = base_settings
+            for part in key.split("."):
+                if not isinstance(target, dict) or part not in target:
+                    return None
+                target = target[part]
+            return target
+
+        for key in [axis["key"], *axis.get("with", {})]:
+            value = current(key)
+            allowed = sorted(
+                k for k, v in base_settings.items()
+                if k not in ("engine", "title", "stream") and _numeric(v)
+            ) + sorted(f"population.{k}" for k, v in base_settings["population"].items() if _numeric(v))
+            if value is None or not _numeric(value):
+                raise ConfigError(
+                    f"{where}.key={key!r}: not a numeric key of the base figure; numeric keys: {allowed}"
+                )
+        for key, values in axis.get("with", {}).items():
+            if len(values) != len(axis["values"]):
+                raise ConfigError(
+                    f"{where}.with.{key}: {len(values)} values for {len(axis['values'])} axis values; "
+                    "give one per axis value"
+                )
+
+    def table_inputs(self, figure, settings, chunk_paths):
+        names = [p["name"] for p in points(settings, figure)]
+        return {
+            "tables": [f"results/tables/{name}.csv" for name in names],
+            "metas": [f"results/tables/{name}.json" for name in names],
+            "supplements": [f"results/tables/{name}_supplement.csv" for name in names],
+        }
+
+    def tables(self, figure, params, inputs):
+        keys = [axis["key"] for axis in params["axes"]]
+        metas = [json.loads(Path(path).read_text()) for path in inputs["metas"]]
+        frames, margins = [], []
+        swept = points(params, figure)
+        for point, path, meta, supplement in zip(swept, inputs["tables"], metas, inputs["supplements"], strict=True):
+            name = point["name"]
+            rows = summarise(pd.read_csv(path), params["summary"], int(meta["settings"]["t_max"]))
+            rows["curve"] = [curve_label(c, keys) for c in rows["curve"]]
+            rows["point"] = name
+            for key, value in point["coordinates"].items():
+                rows[key] = float(value)
+            frames.append(rows)
+            engine = _engines()[meta["settings"]["engine"]]
+            for quantity, value in engine.sweep_margins(pd.read_csv(supplement)).items():
+                margins.append({"quantity": quantity, "curve": "", "point": name, **point["coordinates"],
+                                "value": value})
+        table = pd.concat(frames, ignore_index=True)[TABLE_COLUMNS[:3] + keys + TABLE_COLUMNS[3:]]
+        supplement = pd.DataFrame(margins, columns=["quantity", "curve", "point", *keys, "value", "where"])
+        if len(keys) == 1:
+            supplement = pd.concat([supplement, self._crossings(table, supplement, keys[0])], ignore_index=True)
+        provenance = {
+            "runs": int(max(m["runs"] for m in metas)),
+            "compute_seconds": float(sum(m["compute_seconds"] for m in metas)),
+            "points": {p["name"]: {"coordinates": p["coordinates"], "settings": m["settings"], "runs": m["runs"]}
+                       for p, m in zip(swept, metas, strict=True)},
+            "summary": params["summary"],
+            "base": params["base"],
+            "interpretations": sorted({i for m in metas for i in m.get("interpretations", [])}),
+            "margins": supplement.astype(object).where(supplement.notna(), None).to_dict(orient="records"),
+        }
+        return FigureTables(table, supplement, NO_PAIRS, NO_DIAGNOSTICS, provenance)
+
+    @staticmethod
+    def _crossings(table: pd.DataFrame, margins: pd.DataFrame, key: str) -> pd.DataFrame:
+        """Per curve, the axis value at which its ratio to Local crosses 1 (a measurement
+        for simulated curves, a prediction for closed-form ones), and per engine margin the
+        value at which it changes sign (``boundary: <margin>``)."""
+        rows = []
+        for curve, frame in table.groupby("curve", sort=False):
+            if curve == LOCAL:
+                continue
+            frame = frame.sort_values(key)
+            value, where = crossing(frame[key].to_numpy(float), frame["log10_ratio"].to_numpy(float))
+            rows.append({"quantity": "crosses Local", "curve": curve, "point": "", key: math.nan, "value": value,
+                         "where": where})
+        for quantity, frame in margins.groupby("quantity", sort=False):
+            frame = frame.sort_values(key)
+            value, where = crossing(frame[key].to_numpy(float), frame["value"].to_numpy(float))
+            rows.append({"quantity": f"boundary: {quantity}", "curve": "", "point": "", key: math.nan,
+                         "value": value, "where": where})
+        return pd.DataFrame(rows)
+
+    def subtitle(self, meta):
+        summary = meta["summary"]
+        what = {
+            "mse_at": "MSE at t = {t}", "mse_window": "mean MSE over t in {window}",
+            "ratio_to_local": "MSE / Local at t = {t}", "time_to_mse": "first t with MSE <= {target:g}",
+        }[summary["kind"]].format(t=summary.get("t") or "t_max", window=summary.get("window"),
+                                  target=summary.get("target") or 0)
+        runs = sorted({p["runs"] for p in meta["points"].values()})
+        return (f"{what}; {len(meta['points'])} points of {meta['base']}, {'/'.join(map(str, runs))} runs each, "
+                f"seed {next(iter(meta['points'].values()))['settings']['seed']}; bands +-{K:g} se")
+
+    def draw(self, table, meta, title, pdf, png):
+        from .plotting import draw_heatmaps, draw_sweep_lines
+
+        keys = [axis["key"] for axis in meta["settings"]["axes"]]
+        supplement = meta["margins"]
+        if len(keys) == 1:
+            draw_sweep_lines(table, keys[0], meta, supplement, title, pdf, png)
+        else:
+            draw_heatmaps(table, keys, meta, supplement, title, pdf, png)
+
+    def provenance(self, figure, params, extras):
+        extras = dict(extras)
+        interpretations = extras.pop("interpretations")
+        return table_provenance(figure, params, interpretations, **extras)
+
+    def figure_interpretations(self, settings):
+        return _engines()[settings["draws_as"]].interpretations
+
+
+def _numeric(value) -> bool:
+    if isinstance(value, list):
+        return bool(value) and all(_numeric(v) for v in value)
+    return isinstance(value, int | float) and not isinstance(value, bool)
