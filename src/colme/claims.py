@@ -640,6 +640,73 @@ def crossing(
     )
 
 
+
+def _sweep_points(table: pd.DataFrame, curve: str) -> pd.DataFrame:
+    """One curve of a sweep table (``colme.sweeps``), one row per point, in table order."""
+    rows = table[table["curve"] == curve].set_index("point")
+    if rows.empty:
+        raise KeyError(f"curve {curve!r} not in the sweep table; curves: {sorted(table['curve'].unique())}")
+    return rows
+
+
+def _coordinates(table: pd.DataFrame, point: str) -> str:
+    axes = [c for c in table.columns[table.columns.get_loc("point") + 1:table.columns.get_loc("t")]]
+    row = table[table["point"] == point].iloc[0]
+    return ", ".join(f"{key}={row[key]:g}" for key in axes)
+
+
+def sweep_sign(table: pd.DataFrame, curve: str = "oracle", predicted: str = "theorem1", k=K) -> Verdict:
+    """The sign of ``curve``'s gain over Local at the sweep's summary time flips where the
+    closed-form ``predicted`` curve says, at every point both resolve.
+
+    Per point: the simulated sign of MSE / Local - 1 is resolved when its |z| > k (Local is
+    exact), the predicted sign when |predicted / Local - 1| > k se (the closed form averages
+    over the point's instances).  Not reproduced if the two resolved signs differ at some
+    point; reproduced if they agree at every point where both are resolved and those points
+    include both predicted signs (the flip is seen); inconclusive otherwise.
+    """
+    rows, pred = _sweep_points(table, curve), _sweep_points(table, predicted)
+    z = (rows["ratio"] - 1) / rows["ratio_se"]
+    pred_z = (pred["ratio"] - 1) / pred["ratio_se"].where(pred["ratio_se"] > 0, np.nan)
+    pred_sign = np.sign(pred["ratio"] - 1)
+    pred_resolved = (pred_z.abs() > k) | (pred["ratio_se"].fillna(0) == 0)
+    both = (z.abs() > k) & pred_resolved
+    disagree = both & (np.sign(z) != pred_sign)
+    signs_seen = set(pred_sign[both])
+    unresolved = [_coordinates(table, p) for p in rows.index[~both]]
+    wrong = [f"{_coordinates(table, p)} (z = {z[p]:.1f}, predicted ratio {pred['ratio'][p]:.3f})"
+             for p in rows.index[disagree]]
+    return Verdict(
+        f"sign of {curve} / Local - 1 equals that of {predicted} / Local - 1 at every point where "
+        f"both exceed {k:g} se, with both signs among them (not reproduced if they differ at some point)",
+        f"{int(both.sum())} of {len(rows)} points resolved; disagree at: {'; '.join(wrong) or 'none'}; "
+        f"unresolved: {'; '.join(unresolved) or 'none'}; {_runs(rows)}",
+        _verdict(not disagree.any() and signs_seen >= {-1.0, 1.0}, bool(disagree.any())),
+    )
+
+
+def sweep_agreement(table: pd.DataFrame, curve: str = "oracle", reference: str = "theorem1", tol: float = 0.1,
+                    k=K) -> Verdict:
+    """``curve`` matches the closed-form ``reference`` within a relative ``tol`` at every
+    point of a sweep (e.g. t x MSE of the oracle against Theorem 1's coefficient).
+
+    R = curve / reference per point, se by the delta method from both se (the closed form's
+    over the instances): reproduced if |R - 1| + k se <= tol at every point; not reproduced
+    if |R - 1| - k se > tol at some point; inconclusive otherwise.  The measured text gives
+    R - 1 at every point: the finite-t excess over the asymptote.
+    """
+    rows, ref = _sweep_points(table, curve), _sweep_points(table, reference)
+    ratio = rows["mse"] / ref["mse"]
+    se = ratio * np.sqrt((rows["se"] / rows["mse"]) ** 2 + (ref["se"].fillna(0) / ref["mse"]) ** 2)
+    gap = (ratio - 1).abs()
+    excess = "; ".join(f"{_coordinates(table, p)}: {ratio[p] - 1:+.3f} ± {k * se[p]:.3f}" for p in rows.index)
+    return Verdict(
+        f"|{curve} / {reference} - 1| + {k:g} se <= {tol:g} at every point (not reproduced if > {tol:g} "
+        f"by {k:g} se at some point)",
+        f"R - 1 (finite-t excess, ± {k:g} se) at {excess}; {_runs(rows)}",
+        _verdict(bool(np.all(gap + k * se <= tol)), bool(np.any(gap - k * se > tol))),
+    )
+
 CHECKS = {
     "ordering": ordering,
     "gain": gain,
@@ -655,6 +722,8 @@ CHECKS = {
     "bound_value": bound_value,
     "decreasing": decreasing,
     "crossing": crossing,
+    "sweep_sign": sweep_sign,
+    "sweep_agreement": sweep_agreement,
 }
 CLAIM_KEYS = ("id", "figure", "claim", "check", "other_figure", "diagnosis")
 

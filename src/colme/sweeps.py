@@ -107,11 +107,13 @@ def _assign(target: dict, key: str, value) -> None:
 
 def point_config(config: dict, sweep: dict, point: dict, global_keys) -> dict:
     """A configuration holding one point as its only figure: the base's entry with the
-    sweep's ``set`` and the point's values applied (global keys at the top level)."""
+    sweep's ``set`` and the point's values applied (keys the figure does not have, such as
+    ``population.sigma``, at the top level)."""
     trial = {key: copy.deepcopy(value) for key, value in config.items() if key != "figures"}
     entry = copy.deepcopy(config["figures"][sweep["base"]])
     for key, value in [*sweep["set"].items(), *point["set"].items()]:
-        _assign(trial if key.split(".")[0] in global_keys else entry, key, value)
+        head = key.split(".")[0]
+        _assign(trial if head in global_keys and head not in entry else entry, key, value)
     trial["figures"] = {point["name"]: entry}
     return trial
 
