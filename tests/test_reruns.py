@@ -66,25 +66,27 @@ FIGURE_KEYS = {
     },
     "zoom": {"t_max": "table", "title": "figure", "source": "table"},
     "scaling": {"title": "figure", "sources": "table"},
+    # A sweep's own table reads its points' tables; its points' jobs: tests/test_sweeps.py.
+    "sweep": {"title": "figure", "base": "table", "set": "table", "axes": "table", "summary": "table"},
     "pricer": {"title": "figure"},  # every other PriCER key: "table"
 }
 
 #: Top-level keys: the earliest stage per engine ("pricer_random": trust/connectivity kinds).
 TOP_KEYS = {
-    "seed": {"ccolme": "instances", "colme": "instances", "oracle": None, "zoom": None, "scaling": None,
+    "seed": {"ccolme": "instances", "colme": "instances", "oracle": None, "zoom": None, "scaling": None, "sweep": None,
              "pricer": "table", "pricer_feasible_set": None},
-    "precision": {"ccolme": "simulate", "colme": None, "oracle": None, "zoom": None, "scaling": None, "pricer": None},
-    "population.sigma": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
+    "precision": {"ccolme": "simulate", "colme": None, "oracle": None, "zoom": None, "scaling": None, "sweep": None, "pricer": None},
+    "population.sigma": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None, "sweep": None,
                          "pricer": None},
-    "population.means": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
+    "population.means": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None, "sweep": None,
                          "pricer": None},
-    "population.means+": {"ccolme": "instances", "colme": "instances", "oracle": "table", "zoom": None, "scaling": None,
+    "population.means+": {"ccolme": "instances", "colme": "instances", "oracle": "table", "zoom": None, "scaling": None, "sweep": None,
                           "pricer": None},
-    "t_max": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
+    "t_max": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None, "sweep": None,
               "pricer": None},
-    "grid_linear": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
+    "grid_linear": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None, "sweep": None,
                     "pricer": None},
-    "grid_log": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
+    "grid_log": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None, "sweep": None,
                  "pricer": None},
 }
 
@@ -179,6 +181,9 @@ def leaf_cases():
                         other_value({"type": "integer"}, settings["grid"][part])
                 continue
             sub = _branch({}, sub, SCHEMA) if "$ref" in sub else sub
+            if settings["engine"] == "sweep" and key != "title":
+                yield figure, key, ("figures", figure, key), None  # SWEEP_EDITS
+                continue
             yield figure, key, ("figures", figure, key), other_value(sub, settings[key])
 
 
@@ -213,12 +218,29 @@ def test_figure_key_reruns_exactly_its_stage(figure, key, path, value):
         value = "fig2_sim"
     if key == "sources":  # a valid edit: draw one source fewer
         value = VALIDATED[figure]["sources"][:-1]
+    if VALIDATED[figure]["engine"] == "sweep" and key in SWEEP_EDITS:
+        value = SWEEP_EDITS[key](VALIDATED[figure])
     expected = expected_for(figure, key)
     assert expected != "missing", f"{figure}.{key}: add it to FIGURE_KEYS"
     changes = earliest_changes(edited(path, value))
     assert changes[figure] == expected, f"{figure}.{key} -> {value!r}"
     others = {f: s for f, s in changes.items() if f != figure and f not in dependents(figure)}
     assert set(others.values()) == {None}, f"{figure}.{key} also reran {others}"
+
+
+#: Valid edits of a sweep's keys: another base of the same engine, one more run per point,
+#: the first axis without its last value (and companions), another summary.
+SWEEP_EDITS = {
+    "base": lambda entry: {"fig1_r5": "fig1_r20", "fig1_r20": "fig1_r5", "fig2_sim": "fig4_laplace"}.get(entry["base"], entry["base"]),
+    "set": lambda entry: {**entry["set"], "optimistic_delta": 0.5} if VALIDATED[entry["base"]]["engine"] == "ccolme"
+    else {**entry["set"], "retest": "every_step"},
+    "axes": lambda entry: [
+        {**entry["axes"][0], "values": entry["axes"][0]["values"][:-1],
+         "with": {k: v[:-1] for k, v in entry["axes"][0]["with"].items()}},
+        *entry["axes"][1:],
+    ],
+    "summary": lambda entry: {"kind": "mse_window", "window": [100, 1000]},
+}
 
 
 def dependents(figure: str) -> set[str]:
@@ -267,7 +289,7 @@ def test_every_schema_leaf_key_is_covered():
     covered = {(VALIDATED[f]["engine"], k) for f, k, _, _ in CASES}
     for engine, definition in (("ccolme", "ccolme_figure"), ("colme", "colme_figure"),
                                ("oracle", "oracle_figure"), ("zoom", "zoom_figure"),
-                               ("scaling", "scaling_figure")):
+                               ("scaling", "scaling_figure"), ("sweep", "sweep_figure")):
         keys = set(SCHEMA["$defs"][definition]["properties"]) - {"engine", "runs", "chunk_runs", "grid"}
         keys |= {"grid.linear", "grid.log"} if "grid" in SCHEMA["$defs"][definition]["properties"] else set()
         assert keys == set(FIGURE_KEYS[engine]), engine
