@@ -311,3 +311,31 @@ def test_graph_family_is_recorded_in_the_figure_metadata():
     default = resolve_figure(validate_config(ccolme_config({"family": "random_regular"}, degree=4)), "g")
     assert "graph" not in stage_params(default, "table")
     assert engine.figure_interpretations(default) == engine.interpretations
+
+
+def test_family_instances_pad_unequal_edge_counts_and_do_not_depend_on_the_chunking():
+    """Each run's graph comes from its own instance stream: runs 0-5 at once equal runs 0-2
+    and 2-5 (up to the padding); n_a is the class-induced component size of the run's own
+    graph (networkx, isolated agents included), which Theorem 1, Corollary 1 and Ideal read."""
+    from colme.instances import make_family_instances
+
+    graph = {"family": "erdos_renyi", "mean_degree": 2.0}
+    whole = make_family_instances(50, 3, graph, "chunking", range(0, 5), 9)
+    parts = [make_family_instances(50, 3, graph, "chunking", r, 9) for r in (range(0, 2), range(2, 5))]
+    assert len(set(whole["n_edges"].tolist())) > 1
+    for key in ("classes", "component_sizes", "n_edges", "runs"):
+        np.testing.assert_array_equal(whole[key], np.concatenate([p[key] for p in parts]))
+    runs = [graphs.valid_edges(e) for p in parts for e in p["edges"]]
+    for run, edges in enumerate(runs):
+        np.testing.assert_array_equal(graphs.valid_edges(whole["edges"][run]), edges)
+        assert len(edges) == whole["n_edges"][run]
+        assert (whole["edges"][run][len(edges):] == -1).all()
+        classes = whole["classes"][run]
+        inner = nx.Graph()
+        inner.add_nodes_from(range(50))
+        inner.add_edges_from(e for e in edges.tolist() if classes[e[0]] == classes[e[1]])
+        sizes = np.empty(50, dtype=int)
+        for component in nx.connected_components(inner):
+            sizes[list(component)] = len(component)
+        np.testing.assert_array_equal(whole["component_sizes"][run], sizes)
+    assert (whole["component_sizes"] == 1).any()  # isolated agents: n_a = 1, the local branch

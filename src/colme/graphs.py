@@ -153,7 +153,8 @@ def _suitable(neighbours, count, order, keys):
 
 
 def adjacency(edges: np.ndarray, n_agents: int) -> np.ndarray:
-    """Boolean symmetric adjacency matrix of an edge list."""
+    """Boolean symmetric adjacency matrix of an edge list (padding rows (-1, -1) dropped)."""
+    edges = valid_edges(edges)
     adj = np.zeros((n_agents, n_agents), dtype=bool)
     adj[edges[:, 0], edges[:, 1]] = True
     adj[edges[:, 1], edges[:, 0]] = True
