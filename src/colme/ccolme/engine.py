@@ -158,7 +158,7 @@ class ConsensusEngine(SimulatedEngine):
         if graph is not None:
             shown = ", ".join(f"{key} {value:g}" if isinstance(value, float) else f"{key} {value}"
                               for key, value in graph.items() if key not in ("family", "sha256"))
-            line = f"graph {graph['family']}{' (' + shown + ')' if shown else ''}, " + line
+            line += f"\ngraph {graph['family']}{' (' + shown + ')' if shown else ''}"  # a line of its own
         return line
 
     def panel_style(self, table):
