@@ -263,6 +263,21 @@ BAD_GRAPHS = [
     ({"family": "edge_list", "path": "no/such/file.txt"}, "graph.path"),
     ({"family": "random_regular", "degree": 4}, "graph: unknown key"),
 ]
+#: Settings a family could make but not within colme.graphs.MAX_EDGES (M = 1e6).
+TOO_LARGE = [
+    ({"family": "complete"}, "graph.family"),
+    ({"family": "erdos_renyi", "p": 0.01}, "graph.p"),
+    ({"family": "random_geometric", "radius": 0.5}, "graph.radius"),
+    ({"family": "barabasi_albert", "m": 5000}, "graph.m"),
+    ({"family": "ring_lattice", "k": 4000}, "graph.k"),
+]
+
+
+@pytest.mark.parametrize("graph, key", TOO_LARGE, ids=[g["family"] for g, _ in TOO_LARGE])
+def test_graphs_beyond_the_edge_limit_are_rejected_naming_the_key(graph, key):
+    with pytest.raises(ConfigError, match=rf"figures\.g\.{re.escape(key)}=.*more than {graphs.MAX_EDGES}"):
+        validate_config(ccolme_config(graph, n_agents=10**6))
+    validate_config(ccolme_config({"family": "erdos_renyi", "mean_degree": 10}, n_agents=10**6))
 
 
 @pytest.mark.parametrize("graph, key", BAD_GRAPHS, ids=[f"{g['family']}-{k}" for g, k in BAD_GRAPHS])

@@ -552,19 +552,16 @@ def graph_problem(graph: dict, n_agents: int) -> tuple[str, str] | None:
     m_1 = n_agents - 1
     if family == "erdos_renyi":
         if graph.get("p") is not None:
-            return None if 0 <= graph["p"] <= 1 else ("p", f"{graph['p']} is not a probability in [0, 1]")
-        if not 0 <= graph["mean_degree"] <= m_1:
+            if not 0 <= graph["p"] <= 1:
+                return "p", f"{graph['p']} is not a probability in [0, 1]"
+        elif not 0 <= graph["mean_degree"] <= m_1:
             return "mean_degree", f"{graph['mean_degree']} is not in [0, n_agents - 1 = {m_1}]"
-        if graph["mean_degree"] * n_agents / 2 > MAX_EDGES:
-            return "mean_degree", f"{graph['mean_degree']} makes more than {MAX_EDGES} edges on average"
     elif family in ("watts_strogatz", "ring_lattice"):
         k = graph["k"]
         if k % 2 or not 2 <= k < n_agents:
             return "k", f"{k} with n_agents={n_agents}: need an even k with 2 <= k <= n_agents - 1"
         if family == "watts_strogatz" and not 0 <= graph["p"] <= 1:
             return "p", f"{graph['p']} is not a probability in [0, 1]"
-        if k * n_agents / 2 > MAX_EDGES:
-            return "k", f"{k} with n_agents={n_agents} makes more than {MAX_EDGES} edges"
     elif family == "random_geometric":
         if graph.get("radius") is not None:
             if not 0 <= graph["radius"] <= 1:
@@ -584,9 +581,6 @@ def graph_problem(graph: dict, n_agents: int) -> tuple[str, str] | None:
             key = "rows" if graph.get("rows") is not None or graph.get("cols") is None else "cols"
             given = f"rows={graph.get('rows')}, cols={graph.get('cols')}"
             return key, f"{given}: need rows x cols = n_agents = {n_agents} with rows, cols >= 3"
-    elif family == "complete":
-        if n_agents * m_1 // 2 > MAX_EDGES:
-            return "family", f"complete with n_agents={n_agents} makes more than {MAX_EDGES} edges"
     elif family == "edge_list":
         path = graph.get("path")
         if not path:
@@ -600,6 +594,12 @@ def graph_problem(graph: dict, n_agents: int) -> tuple[str, str] | None:
         why = edge_list_problem(rows, declared, n_agents)
         if why:
             return "path", f"{path}: {why}"
+    if family not in ("random_regular", "edge_list"):
+        params = graph_params(graph, n_agents)
+        edges = expected_mean_degree(params, n_agents) * n_agents / 2
+        if edges > MAX_EDGES:
+            key = next((k for k in FAMILY_KEYS[family] if k in params), "family")
+            return key, f"{family} with these settings makes about {edges:.3g} edges, more than {MAX_EDGES}"
     return None
 
 
