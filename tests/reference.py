@@ -31,6 +31,8 @@ def reference_run(spec: PanelSpec, classes, edges, rng, on_step=None) -> np.ndar
     params = spec.curve_arrays()
     mu = population.agent_means(classes)
     adj = adjacency(edges, n_agents)
+    # r of the optimistic radius: the regular degree, else the mean degree 2E/M (choices.py)
+    degree = float(spec.degree) if spec.degree is not None else max(adj.sum(), 1) / n_agents
     same = classes[:, None] == classes[None, :]
     alpha = alpha_table(spec.alpha_schedule, spec.t_max)
     n_curves = len(spec.curves)
@@ -54,7 +56,7 @@ def reference_run(spec: PanelSpec, classes, edges, rng, on_step=None) -> np.ndar
             else:
                 threshold = acceptance_threshold(
                     params["rule"][c], t, params["theta_k"][c], population.sigma,
-                    params["beta_pair"][c], params["sigma_dp"][c], float(spec.degree),
+                    params["beta_pair"][c], params["sigma_dp"][c], degree,
                     n_agents, spec.optimistic_delta, OPTIMISTIC_RADII[spec.optimistic_radius],
                 )
                 chi = adj & (np.abs(noisy[:, None] - noisy[None, :]) < threshold)

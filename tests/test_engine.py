@@ -9,7 +9,8 @@ from reference import reference_run
 from colme.ccolme.closed_forms import ALPHA_FACTOR, oracle_expected_mse, theorem1_coefficient
 from colme.ccolme.kernel import BLOCKS, Curve, PanelSpec, simulate_runs
 from colme.ccolme.rules import alpha_table
-from colme.graphs import random_regular_edges
+from colme.graphs import file_sha256, random_regular_edges, valid_edges
+from colme.instances import make_family_instances
 from colme.populations import UniformClasses, component_sizes
 from colme.privacy import laplace_sigma_dp
 from colme.seeding import run_generator
@@ -242,3 +243,91 @@ def test_diagnostics_match_the_literal_algorithm():
     oracle = [i for i, c in enumerate(ALL_CURVES) if c.rule == "oracle"]
     assert (diagnostics[0, oracle, :2] == 0).all()  # the oracle rule makes no error
     assert (diagnostics[0, :, 2, 0] == 1).all()  # C_a^(0) is empty: everybody changes at t = 1
+
+
+# --- Graph families (issue 19): non-regular, disconnected graphs, unequal edge counts ------
+
+#: One graph per family on 30 agents (several are disconnected or have isolated agents);
+#: ``edge_list``: a path 0 - 1 - ... - 27 plus the edge 28 - 29, "# nodes: 30".
+FAMILY_GRAPHS = {
+    "erdos_renyi": {"family": "erdos_renyi", "mean_degree": 3.0},
+    "watts_strogatz": {"family": "watts_strogatz", "k": 4, "p": 0.3},
+    "random_geometric": {"family": "random_geometric", "mean_degree": 4.0},
+    "barabasi_albert": {"family": "barabasi_albert", "m": 2},
+    "ring_lattice": {"family": "ring_lattice", "k": 4},
+    "torus": {"family": "torus", "rows": 5, "cols": 6},
+    "complete": {"family": "complete"},
+    "edge_list": {"family": "edge_list"},
+}
+
+
+def family_params(name, tmp_path):
+    graph = dict(FAMILY_GRAPHS[name])
+    if name == "edge_list":
+        path = tmp_path / "path.txt"
+        path.write_text("# nodes: 30\n" + "".join(f"{a} {a + 1}\n" for a in range(27)) + "28, 29\n")
+        graph = {**graph, "path": str(path), "sha256": file_sha256(path)}
+    return graph
+
+
+@pytest.mark.parametrize("schedule", ["floor10", "theory"])
+@pytest.mark.parametrize("family", sorted(FAMILY_GRAPHS))
+def test_oracle_simulation_matches_exact_expectation_on_every_graph_family(family, schedule, tmp_path):
+    """Monte Carlo mean vs the exact expectation on the same instances, within 4 standard
+    errors, at small and large t: 4 instances of the family (unequal edge counts are padded),
+    400 runs each; the stratified standard error sqrt(sum_k se_k^2)/4."""
+    n_agents, per_instance = 30, 400
+    made = make_family_instances(n_agents, 3, family_params(family, tmp_path), "family-test", range(4), 13)
+    grid = np.array([1, 3, 10, 30, 100, 300])
+    curves = (Curve("oracle", 1.0), Curve("oracle", math.inf))
+    spec = PanelSpec(n_agents=n_agents, degree=None, curves=curves, t_record=grid, alpha_schedule=schedule)
+    which = np.arange(4 * per_instance) % 4
+    mse = simulate_runs(
+        spec, made["classes"][which], made["edges"][which],
+        [run_generator(11, f"oracle-{family}", r, "data") for r in range(len(which))],
+    )
+    for index, curve in enumerate(curves):
+        exact, errors = [], []
+        for k in range(4):
+            edges = valid_edges(made["edges"][k])
+            assert len(edges) == made["n_edges"][k]
+            classes = made["classes"][k]
+            exact.append(oracle_expected_mse(
+                edges, classes, POPULATION.agent_means(classes), POPULATION.sigma,
+                laplace_sigma_dp(curve.eps, POPULATION.half_width), schedule, grid, made["component_sizes"][k],
+            ))
+            errors.append(mse[which == k, index].std(axis=0, ddof=1) / math.sqrt(per_instance))
+        expected = np.mean(exact, axis=0)
+        se = np.sqrt(np.sum(np.square(errors), axis=0)) / 4
+        mean = mse[:, index].mean(axis=0)
+        assert np.all(np.abs(mean - expected) < 4 * se), (family, curve.name, (mean - expected) / se)
+
+
+def test_kernel_matches_literal_algorithm_on_a_disconnected_irregular_graph():
+    """Float64, same draws: every rule on an Erdos-Renyi graph with isolated agents and
+    unequal degrees, padded among runs of other edge counts; the optimistic radius's r is
+    the run's mean degree 2E/M (choices.py)."""
+    made = make_family_instances(16, 3, {"family": "erdos_renyi", "p": 0.15}, "literal-er", range(3), 21)
+    assert len(set(made["n_edges"])) > 1  # the padding is exercised
+    assert any((np.bincount(valid_edges(e).ravel(), minlength=16) == 0).any() for e in made["edges"])
+    spec = PanelSpec(n_agents=16, degree=None, curves=ALL_CURVES, t_record=np.array([1, 2, 5, 17, 40, 90, 150]))
+    kernel = simulate_runs(
+        spec, made["classes"], made["edges"], [run_generator(5, "ref-er", r, "data") for r in range(3)], np.float64
+    )
+    for run in range(3):
+        expected = reference_run(
+            spec, made["classes"][run], valid_edges(made["edges"][run]), run_generator(5, "ref-er", run, "data")
+        )
+        np.testing.assert_allclose(kernel[run], expected, rtol=1e-9, atol=1e-12)
+
+
+def test_optimistic_radius_on_a_regular_family_is_the_random_regular_one():
+    """A ring lattice of degree 4 given as a family (degree None: r = 2E/M = 4) gives the
+    same numbers, bit for bit, as the spec with degree 4: the choice agrees with seed 002
+    wherever the graph is regular."""
+    made = make_family_instances(20, 3, {"family": "ring_lattice", "k": 4}, "ring", range(2), 3)
+    record = np.array([5, 50, 200])
+    gens = lambda: [run_generator(2, "ring", r, "data") for r in range(2)]  # noqa: E731
+    family = simulate_runs(PanelSpec(20, None, ALL_CURVES, record), made["classes"], made["edges"], gens())
+    regular = simulate_runs(PanelSpec(20, 4, ALL_CURVES, record), made["classes"], made["edges"], gens())
+    np.testing.assert_array_equal(family, regular)

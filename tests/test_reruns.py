@@ -40,7 +40,7 @@ STAGES = ("instances", "simulate", "table", "figure")
 #: algorithms, not from the code: what each parameter feeds).
 FIGURE_KEYS = {
     "ccolme": {
-        "n_agents": "instances", "degree": "instances",
+        "n_agents": "instances", "degree": "instances", "graph.family": "instances",
         "eps": "simulate", "theta_k": "simulate", "rules": "simulate",
         "optimistic_delta": "simulate", "alpha_schedule": "simulate", "alpha_reset": "simulate",
         "optimistic_radius": "simulate", "bernstein_beta": "simulate",
@@ -175,6 +175,10 @@ def leaf_cases():
         for key, sub in schema["properties"].items():
             if key in ("engine", "kind", "runs", "chunk_runs"):
                 continue  # the engine and PriCER kind select the schema; runs: see below
+            if key == "graph":  # the shipped figures' random regular graph -> a ring lattice
+                assert settings["graph"] == {"family": "random_regular"}, figure
+                yield figure, "graph.family", ("figures", figure, "graph"), {"family": "ring_lattice", "k": 4}
+                continue
             if key == "grid":
                 for part in ("linear", "log"):
                     yield figure, f"grid.{part}", ("figures", figure, "grid", part), \
@@ -292,6 +296,7 @@ def test_every_schema_leaf_key_is_covered():
                                ("scaling", "scaling_figure"), ("sweep", "sweep_figure")):
         keys = set(SCHEMA["$defs"][definition]["properties"]) - {"engine", "runs", "chunk_runs", "grid"}
         keys |= {"grid.linear", "grid.log"} if "grid" in SCHEMA["$defs"][definition]["properties"] else set()
+        keys = {"graph.family" if k == "graph" else k for k in keys}  # graph keys: test_graph_keys_rerun_...
         assert keys == set(FIGURE_KEYS[engine]), engine
         assert {(engine, k) for k in keys} <= covered, engine
     # sensitivity.runs: test_sensitivity_runs_rerun_no_figure
@@ -362,3 +367,79 @@ def test_pricer_variant_key_reruns_its_table_only(figure, key, value):
     changes = earliest_changes(edited(("figures", figure, key), value))
     assert changes[figure] == "table"
     assert {s for f, s in changes.items() if f != figure} == {None}
+
+
+# --- Graph families (issue 19): every key of every family reruns the instances -------------
+
+#: A small figure per graph family (one chunk's worth of keys) and, per key of its graph,
+#: an edit that keeps it valid.  ``path``: written by the test (an edge list of 36 agents).
+GRAPH_FIGURES = {
+    "erdos_renyi_p": ({"family": "erdos_renyi", "p": 0.2}, {"p": 0.3}),
+    "erdos_renyi_mean": ({"family": "erdos_renyi", "mean_degree": 5}, {"mean_degree": 6}),
+    "watts_strogatz": ({"family": "watts_strogatz", "k": 4, "p": 0.1}, {"k": 6, "p": 0.2}),
+    "random_geometric_radius": ({"family": "random_geometric", "radius": 0.3}, {"radius": 0.25}),
+    "random_geometric_mean": ({"family": "random_geometric", "mean_degree": 6}, {"mean_degree": 7}),
+    "barabasi_albert": ({"family": "barabasi_albert", "m": 2}, {"m": 3}),
+    "ring_lattice": ({"family": "ring_lattice", "k": 4}, {"k": 6}),
+    "torus": ({"family": "torus"}, {"rows": 4, "cols": 9}),
+    "complete": ({"family": "complete"}, {}),
+    "edge_list": ({"family": "edge_list", "path": "EDGES"}, {}),
+}
+
+
+def graph_config(edge_file) -> dict:
+    figures = {}
+    for name, (graph, _) in GRAPH_FIGURES.items():
+        graph = {k: (str(edge_file) if v == "EDGES" else v) for k, v in graph.items()}
+        figures[name] = {"n_agents": 36, "graph": graph, "eps": [1], "theta_k": [6], "t_max": 50, "runs": 4,
+                         "chunk_runs": 2, "grid": {"linear": 5, "log": 3}}
+    return {"figures": figures}
+
+
+def changed_stages(before: dict, after: dict) -> dict:
+    """Per figure of ``before``: the earliest stage whose jobs' params changed in ``after``."""
+    old, new = job_params(before), job_params(after)
+    changed = {key for key in set(old) | set(new) if old.get(key) != new.get(key)}
+    return {figure: next((s for s in STAGES if (figure, s) in {(f, st) for f, st, _ in changed}), None)
+            for figure in before["figures"]}
+
+
+@pytest.fixture
+def edge_file(tmp_path):
+    path = tmp_path / "edges.txt"
+    path.write_text("# a ring of 36 agents\n" + "".join(f"{a} {(a + 1) % 36}\n" for a in range(36)))
+    return path
+
+
+@pytest.mark.parametrize("name", sorted(GRAPH_FIGURES))
+def test_graph_keys_rerun_exactly_the_instances_of_their_figure(name, edge_file):
+    base = graph_config(edge_file)
+    graph, edits = GRAPH_FIGURES[name]
+    for key, value in [("family", "ring_lattice" if graph["family"] != "ring_lattice" else "torus"), *edits.items()]:
+        config = copy.deepcopy(base)
+        config["figures"][name]["graph"] = {**config["figures"][name]["graph"], key: value}
+        if key == "family":  # another family: only its own keys
+            config["figures"][name]["graph"] = {"family": value}
+        changes = changed_stages(base, config)
+        assert changes[name] == "instances", f"{name}: graph.{key} -> {value!r}"
+        assert set(changes.values()) - {changes[name]} <= {None}
+        assert sum(stage is not None for stage in changes.values()) == 1, f"{name}.graph.{key} reran {changes}"
+    # the degree key is the random regular family's: another family ignores it
+    config = copy.deepcopy(base)
+    config["figures"][name]["degree"] = 7
+    assert changed_stages(base, config)[name] is None
+    # a simulation key still reruns the chunks only
+    config["figures"][name]["eps"] = [2]
+    assert changed_stages(base, config)[name] == "simulate"
+
+
+def test_editing_an_edge_list_file_reruns_its_figure(edge_file):
+    base = graph_config(edge_file)
+    before = job_params(base)
+    edge_file.write_text(edge_file.read_text() + "0 18\n")  # one more edge: new content
+    after = job_params(base)  # the same config: the params read the file's content
+    changed = {(f, s) for (f, s, _) in {k for k in before if before[k] != after.get(k)}}
+    assert ("edge_list", "instances") in changed
+    assert {f for f, _ in changed} == {"edge_list"}
+    edge_file.write_text(edge_file.read_text())  # the same content again: nothing changes
+    assert job_params(base) == after

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .graphs import random_regular_edges
+from .graphs import family_edges, random_regular_edges
 from .populations import assign_classes, component_sizes
 from .seeding import run_generator
 
@@ -36,3 +36,31 @@ def make_instances(
         edges = np.zeros((len(runs), 0, 2), dtype=np.int32)
         sizes = np.stack([np.bincount(c)[c] for c in classes]).astype(np.int32)
     return {"runs": runs, "classes": classes, "edges": edges, "component_sizes": sizes}
+
+
+def make_family_instances(
+    n_agents: int, n_classes: int, graph: dict, figure: str, runs: range, root_seed: int
+) -> dict[str, np.ndarray]:
+    """Class assignments, graphs of the family ``graph`` (``colme.graphs.graph_params``,
+    not random_regular) and n_a for a range of runs.
+
+    Each run draws its classes, then its graph, from its instance stream (the order of
+    ``make_instances``).  Runs whose graphs have fewer edges than the range's largest are
+    padded with rows (-1, -1) (``colme.graphs.valid_edges`` drops them), so ``edges`` stays
+    one (R, E_max, 2) array; ``n_edges`` (R,) holds each run's count.
+    """
+    runs = np.arange(runs.start, runs.stop)
+    classes, edges = [], []
+    for run in runs:
+        rng = run_generator(root_seed, figure, int(run), "instance")
+        classes.append(assign_classes(n_agents, n_classes, rng))
+        edges.append(family_edges(graph, n_agents, rng))
+    counts = np.array([len(e) for e in edges], dtype=np.int64)
+    padded = np.full((len(runs), int(counts.max(initial=0)), 2), -1, dtype=np.int32)
+    for row, e in enumerate(edges):
+        padded[row, : len(e)] = e
+    sizes = np.stack([component_sizes(e, c) for e, c in zip(edges, classes, strict=True)])
+    return {
+        "runs": runs, "classes": np.stack(classes), "edges": padded, "n_edges": counts,
+        "component_sizes": sizes,
+    }

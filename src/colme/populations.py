@@ -48,10 +48,11 @@ def same_class_edges(edges: np.ndarray, classes: np.ndarray) -> np.ndarray:
 def component_sizes(edges: np.ndarray, classes: np.ndarray) -> np.ndarray:
     """n_a: size of the connected component containing a in the class-induced subgraph.
 
-    Seed 002 Sec. III-A: G_a is the component of a in the subgraph induced by C_a.
+    Seed 002 Sec. III-A: G_a is the component of a in the subgraph induced by C_a.  Any
+    graph (isolated agents are components of size 1); padding rows (-1, -1) are dropped.
     """
     n_agents = classes.shape[0]
-    inner = same_class_edges(edges, classes)
+    inner = same_class_edges(edges[edges[:, 0] >= 0], classes)
     graph = coo_matrix(
         (np.ones(len(inner)), (inner[:, 0], inner[:, 1])), shape=(n_agents, n_agents)
     )

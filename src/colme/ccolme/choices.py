@@ -32,7 +32,39 @@ CHOICES = (
         "them (common random numbers: same samples and unit Laplace draws scaled by sigma_DP)"
     ),
     (
+        "the degree r of the optimistic radius's ln(4 r M sqrt(t + 1)/delta) on a graph that is "
+        "not random regular (graph key): the run's mean degree 2E/M, the same for every node, "
+        "so that 4 r M = 4 * 2E counts the union bound's (agent, neighbour) pairs as r M does on "
+        "an r-regular graph (seed 002's gamma = delta/(4 r M)); not each node's own degree d_a. "
+        "On a random regular graph r is the degree key, as in seed 002"
+    ),
+    (
         "Theorem 1 curve uses the asymptote factor of the panel's alpha schedule "
         "(2 for t/(t+1), 20/19 for floor(t/10))"
     ),
 )
+
+
+#: How each graph family other than seed 002's random regular one is drawn (``colme.graphs``).
+GRAPH_FAMILY_CHOICES = {
+    "erdos_renyi": "Erdos-Renyi G(M, p), a fresh graph per run (p = mean_degree/(M - 1)); may be disconnected",
+    "watts_strogatz": (
+        "Watts-Strogatz small world, networkx's rewiring rule (each lattice edge (u, u + j), "
+        "j <= k/2, moved to (u, w) with probability p, w uniform keeping the graph simple), per run"
+    ),
+    "random_geometric": (
+        "random geometric graph, M points uniform in the unit square without wrap-around, "
+        "radius from mean_degree by (M - 1)(pi r^2 - 8 r^3/3 + r^4/2), per run; may be disconnected"
+    ),
+    "barabasi_albert": "Barabasi-Albert, networkx's variant (a star on m + 1 nodes first), per run",
+    "ring_lattice": "ring lattice (fixed: the same graph every run; only the classes are redrawn)",
+    "torus": "2-D torus grid, node i cols + j (fixed: the same graph every run)",
+    "complete": "complete graph (fixed: the same graph every run)",
+    "edge_list": "a user's edge list (fixed: the same graph every run; its SHA-256 in the params)",
+}
+
+
+def graph_choice(graph: dict) -> str:
+    """The line a figure on a graph of another family than random regular adds to CHOICES."""
+    shown = ", ".join(f"{key}={value}" for key, value in graph.items() if key != "family")
+    return f"graph: {GRAPH_FAMILY_CHOICES[graph['family']]} ({shown or 'no parameter'})"

@@ -1,4 +1,5 @@
-"""The Private-C-ColME engine (seed 002, Algorithm 1) on random r-regular graphs."""
+"""The Private-C-ColME engine (seed 002, Algorithm 1) on random r-regular graphs, or on
+graphs of another family (the figure's ``graph`` key, ``colme.graphs``)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..engines import SimulatedEngine, population, wall_minutes
+from ..engines import SimulatedEngine, population, stream_name, wall_minutes
 from ..errors import ConfigError
+from ..graphs import FAMILY_KEYS, expected_mean_degree, graph_params, graph_problem
+from ..instances import make_family_instances
 from ..timegrid import figure_grid
-from .choices import CHOICES
+from .choices import CHOICES, graph_choice
 from .kernel import DIAGNOSTICS, Curve, PanelSpec, simulate_runs
 from .tables import bound_table, curve_fields, theorem1_frames
 
@@ -36,12 +39,81 @@ class ConsensusEngine(SimulatedEngine):
                 f"{where}.theta_k has {len(settings['theta_k'])} entries but eps has "
                 f"{len(settings['eps'])}: give one Bernstein exponent k per eps"
             )
+        graph = settings.get("graph") or {"family": "random_regular"}
+        if graph["family"] != "random_regular":
+            self.check_graph(graph, settings["n_agents"], f"{where}.graph")
+            return
         n_agents, degree = settings["n_agents"], settings["degree"]
         if not 1 <= degree < n_agents or (degree * n_agents) % 2:
             raise ConfigError(
                 f"{where}.degree={degree} with n_agents={n_agents}: an r-regular graph needs "
                 "1 <= degree < n_agents and degree * n_agents even"
             )
+
+    @staticmethod
+    def check_graph(graph: dict, n_agents: int, where: str) -> None:
+        """A graph family's parameters (schema-valid) against M; ``where``: the graph key."""
+        family = graph["family"]
+        for first, second in (("p", "mean_degree"), ("radius", "mean_degree")):
+            if first in FAMILY_KEYS[family] and second in FAMILY_KEYS[family]:
+                given = [key for key in (first, second) if graph.get(key) is not None]
+                if len(given) != 1:
+                    raise ConfigError(
+                        f"{where}: family {family} needs exactly one of {where}.{first} and "
+                        f"{where}.{second}, got {given or 'neither'}"
+                    )
+        problem = graph_problem(graph, n_agents)
+        if problem:
+            key, why = problem
+            raise ConfigError(f"{where}.{key}={graph.get(key)!r} (family {family}, n_agents={n_agents}): {why}")
+
+    @staticmethod
+    def graph(settings: dict) -> dict | None:
+        """The params of the figure's graph family (``colme.graphs.graph_params``), or None
+        for the default random regular graph of degree ``degree``."""
+        graph = settings.get("graph")
+        if not graph or graph.get("family", "random_regular") == "random_regular":
+            return None
+        if "sha256" in graph:  # params already (an edge list's digest is never re-read)
+            return dict(graph)
+        return graph_params(graph, settings["n_agents"])
+
+    def numeric_params(self, settings: dict) -> dict:
+        """The settings; a random regular figure's without ``graph`` (so that its params are
+        those of before graph families, bit for bit), another family's with its graph
+        params in place of the ``degree`` it does not read."""
+        params = super().numeric_params(settings)
+        graph = self.graph(settings)
+        params.pop("graph", None)
+        if graph is not None:
+            params.pop("degree", None)
+            params["graph"] = graph
+        return params
+
+    def instance_params(self, settings: dict) -> dict:
+        params = super().instance_params(settings)
+        graph = self.graph(settings)
+        if graph is not None:
+            params.pop("degree", None)
+            params["graph"] = graph
+        return params
+
+    def instances(self, params: dict, figure: str, start: int, stop: int) -> dict:
+        if "graph" not in params:
+            return super().instances(params, figure, start, stop)
+        return make_family_instances(
+            params["n_agents"], params["n_classes"], params["graph"], stream_name(params, figure),
+            range(start, stop), params["seed"],
+        )
+
+    def figure_interpretations(self, settings: dict) -> tuple[str, ...]:
+        graph = self.graph(settings)
+        return self.interpretations + ((graph_choice(graph),) if graph is not None else ())
+
+    def provenance(self, figure: str, params: dict, extras: dict) -> dict:
+        meta = super().provenance(figure, params, extras)
+        meta["interpretations"] = list(self.figure_interpretations(params))
+        return meta
 
     def spec(self, params: dict) -> PanelSpec:
         curves = tuple(
@@ -51,7 +123,7 @@ class ConsensusEngine(SimulatedEngine):
         )
         return PanelSpec(
             n_agents=params["n_agents"],
-            degree=params["degree"],
+            degree=None if self.graph(params) is not None else params["degree"],
             curves=curves,
             t_record=figure_grid(params),
             population=population(params),
@@ -95,6 +167,11 @@ class ConsensusEngine(SimulatedEngine):
         for key, printed in (("optimistic_radius", "sqrt_over_all"), ("bernstein_beta", "sec3c1")):
             if settings.get(key, printed) != printed:
                 line += f", {key} {settings[key]}"
+        graph = self.graph(settings)
+        if graph is not None:
+            shown = ", ".join(f"{key} {value:g}" if isinstance(value, float) else f"{key} {value}"
+                              for key, value in graph.items() if key not in ("family", "sha256"))
+            line += f"\ngraph {graph['family']}{' (' + shown + ')' if shown else ''}"  # a line of its own
         return line
 
     def panel_style(self, table):
@@ -112,5 +189,6 @@ class ConsensusEngine(SimulatedEngine):
 
     def runtime_minutes(self, params: dict, runs: int) -> int:
         curves = len(self.spec(params).curves)
-        updates = runs * params["n_agents"] * params["degree"] * curves * params["t_max"]
+        degree = expected_mean_degree(self.graph(params), params["n_agents"], params.get("degree"))
+        updates = runs * params["n_agents"] * degree * curves * params["t_max"]
         return wall_minutes(updates / CONSERVATIVE_UPDATES_PER_SECOND)

@@ -29,7 +29,7 @@ import numba
 import numpy as np
 
 from .._jit import call_kernel, check_distinct
-from ..graphs import csr_neighbours
+from ..graphs import csr_neighbours, valid_edges
 from ..populations import UniformClasses
 from ..privacy import laplace_sigma_dp
 from ..progress import Progress, time_segments
@@ -66,7 +66,9 @@ class PanelSpec:
     """Everything the engine needs besides the instances and the seeds."""
 
     n_agents: int
-    degree: int
+    #: r of the optimistic radius's ln(4 r M sqrt(t + 1)/delta): the random regular graph's
+    #: degree, or None for another family: then each run's mean degree 2E/M (choices.py).
+    degree: int | None
     curves: tuple[Curve, ...]
     t_record: np.ndarray  # strictly increasing recorded times, last one = t_max
     population: UniformClasses = UniformClasses()  # noqa: RUF009 - frozen, so shared safely
@@ -443,6 +445,15 @@ class Workspace:
         return {field.name: getattr(self, field.name) for field in fields(self)}
 
 
+def run_degree(spec: PanelSpec, n_edges: int) -> float:
+    """The r of a run's optimistic radius: the spec's degree (random regular graphs), else
+    the run's mean degree 2E/M, i.e. the union bound over its 2E (agent, neighbour) pairs,
+    which is r M on an r-regular graph (1/M if the graph has no edge: no test is made)."""
+    if spec.degree is not None:
+        return float(spec.degree)
+    return max(2 * n_edges, 1) / spec.n_agents
+
+
 def simulate_runs(
     spec: PanelSpec,
     classes: np.ndarray,
@@ -457,7 +468,8 @@ def simulate_runs(
     ``diagnostics`` (runs, curves, len(DIAGNOSTICS), len(t_record)), if given, receives the
     ``DIAGNOSTICS`` of every run and curve at the recorded times.
 
-    ``classes`` (R, M) and ``edges`` (R, E, 2) are the runs' instances; ``generators`` the
+    ``classes`` (R, M) and ``edges`` (R, E, 2) are the runs' instances (rows (-1, -1) pad
+    runs with fewer edges, ``colme.instances.make_family_instances``); ``generators`` the
     runs' data streams: each gives the run's SplitMix64 key (``run_key``; the generators
     are not advanced).  The kernel handles up to MAX_LANES curves per call; larger panels
     replay each run's stream once per group, so every curve still sees the same samples
@@ -496,7 +508,6 @@ def simulate_runs(
     panel = {
         "half_width": population.half_width,
         "sigma": population.sigma,
-        "degree": float(spec.degree),
         "delta": float(spec.optimistic_delta),
         "radius_form": OPTIMISTIC_RADII[spec.optimistic_radius],
         "weight_offset": weight_offset,
@@ -508,7 +519,8 @@ def simulate_runs(
         "t_record": t_record,
     }
     for run in range(n_runs):
-        indptr, neighbours = csr_neighbours(edges[run], spec.n_agents)
+        run_edges = valid_edges(edges[run])  # without the padding of unequal edge counts
+        indptr, neighbours = csr_neighbours(run_edges, spec.n_agents)
         heads = np.repeat(np.arange(spec.n_agents), np.diff(indptr))
         upper = indptr[:-1] + np.bincount(heads[neighbours < heads], minlength=spec.n_agents)
         _, edge_id = np.unique(
@@ -526,6 +538,7 @@ def simulate_runs(
             "same": (classes[run][heads] == classes[run][neighbours]).astype(dtype),
             "agent_means": mu,
             "key": np.uint64(run_key(generators[run])),
+            "degree": run_degree(spec, len(run_edges)),
         }
         for first in range(0, padded, lanes):
             group = slice(first, first + lanes)
