@@ -237,7 +237,8 @@ class SweepEngine(Engine):
     drawing_keys = ("title", "draws_as")
 
     def complete(self, settings, config):
-        settings["draws_as"] = config["figures"][settings["base"]]["engine"]
+        base = config["figures"].get(settings["base"])  # an unknown base: ``check`` names it
+        settings["draws_as"] = base["engine"] if isinstance(base, dict) else ""
 
     def standalone_config(self, entry):
         base = next(engine.name for engine in _engines().values() if engine.simulated)
