@@ -21,11 +21,13 @@ from colme.claims import (
     agreement,
     bound_figures,
     bound_value,
+    cannot_resolve,
     closeness,
     convergence,
     crossing,
     curve_rows,
     decreasing,
+    diagnosis_counts,
     evaluate,
     exceeds,
     gain,
@@ -300,6 +302,41 @@ def test_agreement_needs_the_power_to_resolve_its_tolerance(curve, tol, expected
 def test_agreement_of_exact_curves_and_within_one_table():
     assert agreement(table(runs=0, A=exact(1), B=exact(1)), "A", "B", tol=0.01).verdict == REPRODUCED
     assert agreement(table(runs=0, A=exact(1.01), B=exact(1)), "A", "B", tol=0.1).verdict == NOT_REPRODUCED
+
+
+@pytest.mark.parametrize(
+    "curve, tol, expected",
+    [
+        # 2 se / R = 0.06 everywhere: a curve equal to its oracle would be "close" at 0.1,
+        # so the 0.08 offset, not the noise, is what keeps closeness at 0.1 undecided
+        ((1.08 / T, 0.0324 / T), 0.1, NOT_REPRODUCED),
+        # the same runs cannot resolve 0.05: even R = 1 would read inconclusive
+        ((1.08 / T, 0.0324 / T), 0.05, REPRODUCED),
+        ((1.0 / T, 0.06 / T), 0.1, REPRODUCED),  # no offset, 2 se / R = 0.12 > 0.1
+        ((1.0 / T, np.nan * T), 0.1, INCONCLUSIVE),  # a single run
+    ],
+)
+def test_cannot_resolve_tests_the_noise_not_the_deviation(curve, tol, expected):
+    """Both outcomes occur on a closeness claim that is inconclusive: the check asks
+    whether the runs could resolve tol at R = 1, which an inconclusive claim does not
+    settle (unlike "k se > tol - |R - 1| at some t", which it implies)."""
+    oracle = table(runs=0, **{"A oracle": exact(1)})
+    mine = table(A=curve)
+    claim = closeness(mine, "A", "A oracle", tol=tol, tail=0.1, other=oracle)
+    result = cannot_resolve(mine, "A", "A oracle", tol=tol, tail=0.1, other=oracle)
+    assert result.verdict == expected, result
+    if expected != INCONCLUSIVE:
+        assert claim.verdict == INCONCLUSIVE, claim  # the situation the diagnosis explains
+    assert f"> {tol:g} at some t" in result.criterion and "resolution 2 se / R" in result.measured
+
+
+def test_cannot_resolve_on_exact_curves_and_within_one_table():
+    assert cannot_resolve(table(runs=0, A=exact(1.2), B=exact(1)), "A", "B", tol=0.1).verdict == NOT_REPRODUCED
+    # within one table the covariance of the two means enters the se
+    data = table(A=(1.0 / T, 0.04 / T), B=(1.0 / T, 0.04 / T))
+    pairs = pd.DataFrame({"curve_a": "A", "curve_b": "B", "t": T, "cov": 0.0016 / T**2 * 0.9})
+    assert cannot_resolve(data, "A", "B", tol=0.1).verdict == REPRODUCED  # 2 sqrt(2) 0.04 = 0.113
+    assert cannot_resolve(data, "A", "B", tol=0.1, pairs=pairs).verdict == NOT_REPRODUCED  # 0.036
 
 
 @pytest.mark.parametrize(
@@ -691,6 +728,26 @@ def test_a_diagnosis_declares_its_evidence(tmp_path):
     assert row["diagnosis evidence"].startswith("re-reading (another measure")
     assert row["diagnosis evidence"].endswith("on a table that existed when it was written")
     assert "0 causes confirmed (none)" in to_markdown(evaluate([claim], tables))
+
+
+def test_re_readings_are_counted_apart_from_causes():
+    """A re-reading's "cause" is a reading of the paper's words: its confirmation is
+    reported, but not as a confirmed cause."""
+    def claim(name, evidence, table_existed):
+        return {"id": name, "figure": "f", "claim": "A beats B", "check": "ordering", "below": "A", "above": "B",
+                "diagnosis": {"evidence": evidence, "table_existed": table_existed, "cause": "c.", "figure": "g",
+                              "check": "closeness", "curve": "A", "reference": "B", "tol": 0.05, "tail": 0.9}}
+
+    tables = {"f": table(A=precise(1.2), B=precise(1.0)), "g": table(A=precise(1.01), B=precise(1.0))}
+    results = evaluate([claim("fresh", "ablation", False), claim("reading", "re-reading", True)], tables)
+    assert list(results["diagnosis verdict"]) == ["confirmed", "confirmed"]
+    report = to_markdown(results)
+    assert ("2 not reproduced (1 cause confirmed, 0 cause not confirmed, 0 diagnosis inconclusive, "
+            "0 no diagnosis yet; re-readings, not causes: 1 confirmed, 0 not confirmed, 0 inconclusive)") in report
+    assert "1 causes confirmed (1 ablation); 1 of them on a table first built after" in report
+    assert "besides, 1 of 1 re-readings confirmed" in report
+    assert diagnosis_counts(results) == {"diagnosis_verdicts": {"confirmed": 1},
+                                         "re_reading_verdicts": {"confirmed": 1}}
 
 
 def _check_of(spec: dict) -> tuple:

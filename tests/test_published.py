@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from colme.claims import evaluate, load_claims, read_inputs, to_markdown
+from colme.claims import diagnosis_counts, evaluate, load_claims, read_inputs, to_markdown
 from colme.config import resolve_figure, validate_config
 from colme.provenance import canonical_json
 from colme.publish import published_figures
@@ -73,6 +73,8 @@ def test_published_claims_are_the_current_claims(published):
     independent = claims["verdict (independent se)"]
     assert build["verdicts_independent_se"] == independent.value_counts().sort_index().to_dict()
     assert build["error_model_dependent"] == list(claims["id"][claims["verdict"] != independent])
+    counts = diagnosis_counts(pd.read_csv(folder / "claims.csv", dtype=str, keep_default_na=False))
+    assert {key: build[key] for key in counts} == counts  # causes, and re-readings apart
     assert f"{len(CLAIM_IDS)} claims:" in (folder / "claims.md").read_text()
 
 

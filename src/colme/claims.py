@@ -470,6 +470,61 @@ def agreement(
     )
 
 
+def cannot_resolve(
+    table: pd.DataFrame,
+    curve: str,
+    reference: str,
+    tol: float,
+    tail=0.1,
+    k=K,
+    other: pd.DataFrame | None = None,
+    pairs: pd.DataFrame | None = None,
+) -> Verdict:
+    """The cause "these runs cannot decide a ``closeness`` claim at tolerance ``tol``, even
+    if ``curve`` equalled ``reference``": the Monte Carlo resolution against ``tol``.
+
+    R = curve / reference with its delta-method se at every recorded t of the last ``tail``
+    of t (as ``closeness`` reads them); the resolution is k s with s = se / R, the se R
+    would have at R = 1 (a curve equal to its reference, with the same relative Monte Carlo
+    error).  ``closeness`` asks |R - 1| + k se <= tol at every t, which a curve equal to its
+    reference meets only where k s <= tol.  Reproduced (the runs cannot resolve ``tol``) if
+    k s > tol at some t; not reproduced if k s <= tol at every t (the runs resolve ``tol``:
+    what keeps the closeness claim undecided is the measured deviation |R - 1|, not the
+    noise alone); inconclusive if s is undefined (a single run) and k s <= tol wherever it
+    is defined.  Exact curves on both sides (s = 0) always resolve: not reproduced.  With
+    ``other`` (key ``other_figure``) ``reference`` is a curve of that table.
+
+    Unlike "k se > tol - |R - 1| at some t", which every closeness claim short of
+    reproduced satisfies, this can come out either way for an inconclusive claim.
+    """
+    t_range = (1.0 - tail, 1.0)
+    ref = curve_rows(table if other is None else other, reference, t_range)
+    rows = curve_rows(table, curve, t_range)
+    cov = pair_covariance(pairs, curve, reference, rows.index) if other is None else None
+    ratio, se = _ratio(rows, ref, cov)
+    resolution = (k * se / ratio).to_numpy(dtype=float)
+    with np.errstate(invalid="ignore"):
+        short = resolution > tol
+    defined = np.isfinite(resolution)
+    worst = int(np.argmax(np.where(defined, resolution, -np.inf)))
+    deviation = np.abs(ratio - 1).to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(se.to_numpy() > 0, deviation / se.to_numpy(), np.where(deviation > TIE, np.inf, 0.0))
+    where = "" if other is None else " (other figure)"
+    span = (f"{resolution[defined].min():.3f} to {resolution[defined].max():.3f}" if defined.any()
+            else "undefined")
+    verdict = (REPRODUCED if short.any() else INCONCLUSIVE if not defined.all() else NOT_REPRODUCED)
+    return Verdict(
+        f"{k:g} se / R of {curve} / {reference}{where} > {tol:g} at some t in [{1 - tail:g}, 1] "
+        f"t_max (the runs cannot resolve {tol:g}: a curve equal to its reference would not "
+        f"meet |R - 1| + {k:g} se <= {tol:g} there; not reproduced if <= {tol:g} at every t)",
+        f"resolution {k:g} se / R = {span}, above {tol:g} at {int(short.sum())} of {len(resolution)} t "
+        f"(largest at t = {ratio.index[worst]:g}); measured |R - 1| up to {np.nanmax(deviation):.3f}, "
+        f"|R - 1| / se up to {np.nanmax(z):.2f}; {_runs(table[table['curve'] == curve])}",
+        verdict,
+    )
+
+
 def exceeds(table: pd.DataFrame, curve: str, level: float, t_range=(0.9, 1.0), k=K, x="t") -> Verdict:
     """``curve`` stays above a fixed ``level`` over ``t_range`` (fractions of x_max), e.g.
     a diagnostics rate that must be large enough for a stated cause to act.
@@ -717,6 +772,7 @@ CHECKS = {
     "larger_gap": larger_gap,
     "larger_abs_gap": larger_abs_gap,
     "agreement": agreement,
+    "cannot_resolve": cannot_resolve,
     "exceeds": exceeds,
     "resolving_power": resolving_power,
     "bound_value": bound_value,
@@ -831,7 +887,7 @@ def bound_figures(claims: list[dict]) -> set[str]:
 
 #: Checks comparing two curves of one table, which take the covariance of their means.
 PAIRED_CHECKS = ("ordering", "gain", "no_gain", "convergence", "closeness", "crossing", "agreement",
-                 "resolving_power")
+                 "resolving_power", "cannot_resolve")
 
 
 def _pairs(check_name: str, figure: str, covariances: dict | None) -> dict:
@@ -920,7 +976,8 @@ def evaluate(
             diagnosis, diagnosis_verdict = diagnose(claim, paired, tables, covariances)
             _, independent_diagnosis_verdict = diagnose(claim, independent, tables, None)
             rows.append([claim["id"], claim["figure"], claim["claim"], *astuple(paired),
-                         diagnosis, diagnosis_verdict, evidence(claim) if diagnosis else "",
+                         diagnosis, diagnosis_verdict,
+                         evidence(claim) if diagnosis_verdict or independent_diagnosis_verdict else "",
                          independent.measured, independent.verdict, independent_diagnosis_verdict])
     return pd.DataFrame(rows, columns=COLUMNS)
 
@@ -930,32 +987,67 @@ def model_dependent(results: pd.DataFrame) -> pd.DataFrame:
     return results[results["verdict"] != results["verdict" + INDEPENDENT]]
 
 
+def re_readings(results: pd.DataFrame) -> pd.Series:
+    """Which rows' diagnoses are re-readings: another measure of the claim on the tables it
+    already reads.  Their "cause" is a reading of the paper's words, which no check can
+    test, so their verdicts are counted apart from the causes' (``summary``,
+    ``confirmed_by_evidence``, ``diagnosis_counts``)."""
+    return results["diagnosis evidence"].fillna("").str.startswith("re-reading")
+
+
 def summary(results: pd.DataFrame, suffix: str = "") -> str:
-    """Verdict counts, the claims not reproduced split by their diagnosis's verdict
-    (``suffix``: INDEPENDENT for the counts with independent standard errors)."""
-    verdicts, diagnoses = results["verdict" + suffix], results["diagnosis verdict" + suffix]
+    """Verdict counts, the claims not reproduced (and the inconclusive ones) split by their
+    diagnosis's verdict, re-readings counted apart from causes (``suffix``: INDEPENDENT for
+    the counts with independent standard errors)."""
+    verdicts = results["verdict" + suffix]
+    diagnoses = results["diagnosis verdict" + suffix].fillna("")
+    reading = re_readings(results)
     counts = verdicts.value_counts()
-    failed = diagnoses[verdicts == NOT_REPRODUCED].value_counts()
-    unclear = diagnoses[verdicts == INCONCLUSIVE].value_counts()
-    def split(parts):
-        return ", ".join(f"{parts.get(v, 0)} {label}" for v, label in (
+
+    def split(verdict):
+        causes = diagnoses[(verdicts == verdict) & ~reading].value_counts()
+        text = ", ".join(f"{causes.get(v, 0)} {label}" for v, label in (
             (CONFIRMED, "cause confirmed"), (NOT_CONFIRMED, "cause not confirmed"),
             (INCONCLUSIVE, "diagnosis inconclusive"), ("", "no diagnosis yet")))
+        readings = diagnoses[(verdicts == verdict) & reading].value_counts()
+        if readings.sum():
+            text += "; re-readings, not causes: " + ", ".join(
+                f"{readings.get(v, 0)} {v}" for v in (CONFIRMED, NOT_CONFIRMED, INCONCLUSIVE))
+        return text
+
     return (
         f"{len(results)} claims: {counts.get(REPRODUCED, 0)} {REPRODUCED}; "
-        f"{counts.get(NOT_REPRODUCED, 0)} {NOT_REPRODUCED} ({split(failed)}); "
-        f"{counts.get(INCONCLUSIVE, 0)} {INCONCLUSIVE} ({split(unclear)})"
+        f"{counts.get(NOT_REPRODUCED, 0)} {NOT_REPRODUCED} ({split(NOT_REPRODUCED)}); "
+        f"{counts.get(INCONCLUSIVE, 0)} {INCONCLUSIVE} ({split(INCONCLUSIVE)})"
     )
 
 
 def confirmed_by_evidence(results: pd.DataFrame) -> str:
-    """The confirmed causes counted by what their checks read."""
-    confirmed = results[results["diagnosis verdict"] == CONFIRMED]["diagnosis evidence"]
-    fresh = int(confirmed.str.endswith("first built after it was written").sum())
-    kinds = confirmed.str.split(" ").str[0].value_counts().sort_index()
+    """The confirmed causes counted by what their checks read; confirmed re-readings apart."""
+    confirmed = results["diagnosis verdict"] == CONFIRMED
+    reading = re_readings(results)
+    causes = results[confirmed & ~reading]["diagnosis evidence"]
+    fresh = int(causes.str.endswith("first built after it was written").sum())
+    kinds = causes.str.split(" ").str[0].value_counts().sort_index()
     by_kind = ", ".join(f"{count} {kind}" for kind, count in kinds.items())
-    return (f"{len(confirmed)} causes confirmed ({by_kind or 'none'}); {fresh} of them on a table "
-            f"first built after the diagnosis was written, {len(confirmed) - fresh} on a table that existed")
+    text = (f"{len(causes)} causes confirmed ({by_kind or 'none'}); {fresh} of them on a table "
+            f"first built after the diagnosis was written, {len(causes) - fresh} on a table that existed")
+    readings = int((confirmed & reading).sum())
+    if reading.any():
+        text += (f"; besides, {readings} of {int(reading.sum())} re-readings confirmed (another measure of "
+                 "the claim on its own tables: a reading of the paper's words, not a tested cause)")
+    return text
+
+
+def diagnosis_counts(results: pd.DataFrame) -> dict:
+    """build.json's diagnosis counts: the causes' verdicts ("" for claims without one)
+    and, apart, the re-readings' verdicts."""
+    verdicts = results["diagnosis verdict"].fillna("")
+    reading = re_readings(results)
+    return {
+        "diagnosis_verdicts": verdicts[~reading].value_counts().sort_index().to_dict(),
+        "re_reading_verdicts": verdicts[reading].value_counts().sort_index().to_dict(),
+    }
 
 
 MARKDOWN_COLUMNS = [column for column in COLUMNS if column != "measured" + INDEPENDENT]

@@ -12,8 +12,9 @@ for every figure of the configuration (``config.yaml`` with ``preset`` set):
 * ``provenance/<figure>.json`` (settings, runs, seed, choices, versions, compute seconds);
 * ``claims.md`` / ``claims.csv`` and, when built, ``sensitivity.md`` / ``sensitivity.csv``;
 * ``build.json``: the preset, figures, claim verdict counts (paired and independent
-  standard errors, and the claims whose verdict depends on the choice), the measured wall time and
-  cores, the machine, the summed compute seconds and the commit.
+  standard errors, and the claims whose verdict depends on the choice), the diagnoses'
+  verdicts (causes, and re-readings apart: ``colme.claims.diagnosis_counts``), the measured
+  wall time and cores, the machine, the summed compute seconds and the commit.
 
 No chunk or instance file is copied.  ``tests/test_published.py`` checks that what is
 published matches the current configuration's figures and claim ids.
@@ -31,7 +32,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from .claims import INDEPENDENT, model_dependent
+from .claims import INDEPENDENT, diagnosis_counts, model_dependent
 from .config import resolve_figure, validate_config
 from .provenance import atomic_write_text, canonical_json, host_cpu, vector_isa
 from .registry import ENGINES
@@ -102,7 +103,7 @@ def publish(results: Path, dest: Path, config: dict, wall_seconds: float | None,
         "diagnostics_figures": diagnosed,
         "claims": len(claims),
         "verdicts": claims["verdict"].value_counts().sort_index().to_dict(),
-        "diagnosis_verdicts": claims["diagnosis verdict"].fillna("").value_counts().sort_index().to_dict(),
+        **diagnosis_counts(claims),
         "verdicts_independent_se": claims["verdict" + INDEPENDENT].value_counts().sort_index().to_dict(),
         "error_model_dependent": list(model_dependent(claims)["id"]),
         "wall_seconds": wall_seconds,

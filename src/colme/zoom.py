@@ -39,7 +39,10 @@ class ZoomEngine(Engine):
         return {**settings, "source": source}
 
     def complete(self, settings, config):
-        settings["draws_as"] = config["figures"][settings["source"]]["engine"]
+        # Validation resolves a figure before its engine's check runs: a source that is not
+        # a configured figure is that check's error (naming the key), not a KeyError here.
+        source = config["figures"].get(settings["source"])
+        settings["draws_as"] = source["engine"] if isinstance(source, dict) else None
 
     def check(self, settings, where, config):
         figures = config["figures"]
