@@ -238,3 +238,17 @@ def test_end_to_end_sweep_builds_plans_one_added_value_and_matches_formulas(tmp_
     assert jobs == {"simulate": 2, "table": 2, "figure": 1}, plan[-1500:]
     simulated = [line for line in plan.splitlines() if "results/chunks/" in line and "output" in line]
     assert simulated and all("sw__eps2/" in line for line in simulated)
+
+
+def test_readme_experiment_examples_are_valid_configs():
+    """The README's "Your own experiment" snippets validate (and the sweep expands)."""
+    import re
+
+    blocks = re.findall(r"```yaml\n(figures:.*?)```", (ROOT / "README.md").read_text(), re.S)
+    assert len(blocks) >= 2
+    for block in blocks:
+        config = copy.deepcopy(SHIPPED)
+        config["figures"].update(yaml.safe_load(block)["figures"])
+        validated = validate_config(config, SCHEMA)
+        assert set(yaml.safe_load(block)["figures"]) <= set(validated["figures"])
+        sweep_points(validated, SCHEMA)
