@@ -1,16 +1,38 @@
 """Memory-layout variants of the Private-C-ColME kernel, A/B against today's in one process.
 
 Each variant is today's generated kernel with a textual change, checked bit-identical to it
-on a short run, then timed interleaved with it (best of ``--repeat``), on the 12-curve
-Fig. 1 panel at one M (random r-regular graph, float32, one core):
+on a short run, then timed interleaved with it (``--repeat`` rounds, each running every
+variant once; CPU time of the kernel's calls, not of ``simulate_runs``'s graph preparation)
+on the 12-curve Fig. 1 panel at one M (random r-regular graph, float32, one core).
+Printed per variant: the best rate, its ratio to today's best, and the median and range
+of the per-round ratios (paired with the same round's today), which show the noise.
 
 * ``interleaved``: the per-agent fields a neighbour costs in one row each (noisy, |C_b|,
   flips for the decision; 1/(|C_b|+offset), e_b for the consensus) instead of one array
   per field, so a neighbour touches 2-4 cache lines instead of 5-9;
 * ``padded16``: 16 lanes (4 dummy curves) so that every 64-byte row is one cache line;
-* ``uint8``: the accepted-edge state as uint8 (12 bytes per edge instead of 48).
+* ``uint8``: the accepted-edge state as uint8 (12 bytes per edge instead of 48);
+* ``uint8sel``: ``uint8`` with selects instead of int/float conversions
+  (``now > 0`` stored, ``one if accepted else zero`` read);
+* ``counts8``: |C_a| and the flip counts (integers <= r + 1) as uint8, 12 bytes per agent
+  instead of 48 each;
+* ``index32``: the graph's row indices (neighbour_row, edge_row) as uint32 instead of
+  uint64, 8 bytes less streamed per directed edge (the kernel's text is unchanged);
+* ``prefetch``: software prefetch (``llvm.prefetch``) of the neighbour rows of the agent
+  ``AHEAD`` places further on, in the decision and the consensus loops (both cache lines
+  a 48-byte row may straddle), so that more misses are in flight;
+* ``a+b``: both changes.
 
-    python benchmarks/bench_layouts.py [--agents 100000] [--degree 10] [--steps 60] [--repeat 2]
+The edge order needs no variant: each agent's neighbours are already sorted (CSR rows,
+``csr_neighbours``) and edges are numbered by (lower end, upper end), so the decision
+loop reads ``accepted`` sequentially; a random regular graph has no locality for agent
+relabelling (e.g. Reverse Cuthill-McKee) to recover.
+
+    python benchmarks/bench_layouts.py [--agents 100000] [--degree 10] [--steps 60] [--repeat 3]
+        [--check-steps 20] [--variants today uint8 ...] [--isa native|avx2]
+
+``--isa avx2`` re-runs the script with Numba generating AVX2 code for this CPU (the
+environment of ``bench_scale.avx2_target``, with its own compile cache).
 
 Measured results and which layout was kept: docs/kernel.md ("Layouts tried at scale").
 """
@@ -19,12 +41,20 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import re
+import statistics
+import sys
+import tempfile
 import time
 
 import numpy as np
 from baseline import cpu_description
-from bench_scale import panel
+from bench_scale import ISAS, panel
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 import colme.ccolme.kernel as consensus
 from colme.graphs import random_regular_edges
@@ -33,6 +63,24 @@ from colme.seeding import run_generator
 
 TODAY, TODAY_WORKSPACE = consensus._TEMPLATE, consensus.Workspace
 LANES = 12
+#: Agents ahead whose neighbour rows the ``prefetch`` variant asks for.
+AHEAD = 4
+
+
+@intrinsic
+def prefetch(typingctx, array, index):
+    """``llvm.prefetch`` (read, keep in all cache levels) of ``array[index]``: no load, no fault."""
+
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        pointer = builder.bitcast(builder.gep(data, [args[1]]), cgutils.voidptr_t)
+        i32 = ir.IntType(32)
+        function = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [cgutils.voidptr_t, i32, i32, i32]), "llvm.prefetch.p0")
+        builder.call(function, [pointer, i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return types.void(array, index), codegen
 
 
 def interleaved(template: str) -> str:
@@ -61,6 +109,49 @@ def compact_accepted(template: str) -> str:
     return source.replace("            accepted[i] = zero", "            accepted[i] = 0")
 
 
+def compact_accepted_select(template: str) -> str:
+    """``compact_accepted`` with selects instead of conversions: stored as ``now > 0``, read
+    back as ``one if accepted else zero`` (the same 0.0/1.0, so the same products)."""
+    source = template.replace("accepted[re + U@] = now@", "accepted[re + U@] = np.uint8(now@ > zero)")
+    source = re.sub(r"(?<![\w(])accepted\[re \+ U@\](?! =)", "(one if accepted[re + U@] else zero)", source)
+    return source.replace("            accepted[i] = zero", "            accepted[i] = 0")
+
+
+def compact_counts(template: str) -> str:
+    """|C_a| and the flip counts stored as uint8 (integers <= r + 1), read back as the lane's float."""
+    for field in ("set_size", "flips"):
+        template = re.sub(rf"\b{field}\[(\w+) \+ U@\] \+= (.+)",
+                          rf"{field}[\1 + U@] = np.uint8({field}[\1 + U@] + \2)", template)
+        template = re.sub(rf"\b{field}\[(\w+) \+ U@\] = (?!np\.uint8)(.+)", rf"{field}[\1 + U@] = np.uint8(\2)",
+                          template)
+        template = re.sub(rf"(?<![\w(])\b{field}\[(\w+) \+ U@\](?! =)", rf"(one * {field}[\1 + U@])", template)
+    return template
+
+
+def _once(source: str, old: str, new: str) -> str:
+    assert source.count(old) == 1, f"expected one {old!r}"
+    return source.replace(old, new)
+
+
+def prefetched(template: str) -> str:
+    """Prefetch the rows agent a + AHEAD's edges will read, in the decision and consensus loops."""
+    def rows(first, arrays, edge=False):
+        lines = [f"            ahead = a + {AHEAD}",
+                 "            if ahead < n_agents:",
+                 f"                for j in range({first}[ahead], indptr[ahead + 1]):",
+                 "                    pb = neighbour_row[j]",
+                 "                    pe = pb + LANES - np.uint64(1)"]
+        lines += [f"                    prefetch({name}, {row})" for name in arrays for row in ("pb", "pe")]
+        if edge:
+            lines += ["                    prefetch(accepted, edge_row[j])"]
+        return "\n".join(lines) + "\n"
+
+    decision, consensus_step = "            mine@ = noisy[ra + U@]\n", "            own@ = inverse_weight[ra + U@]\n"
+    source = "from bench_layouts import prefetch\n" + template
+    source = _once(source, decision, rows("upper", ("noisy", "set_size", "flips")) + decision)
+    return _once(source, consensus_step, rows("indptr", ("inverse_weight", "error"), edge=True) + consensus_step)
+
+
 @dataclasses.dataclass(frozen=True)
 class InterleavedWorkspace:
     accepted: np.ndarray
@@ -72,34 +163,95 @@ class InterleavedWorkspace:
     sample_sum: np.ndarray
     noise_sum: np.ndarray
 
-    @classmethod
-    def allocate(cls, n_agents, n_edges, lanes, dtype):
-        def zeros(n):
-            return np.zeros(n, dtype=dtype)
-
-        return cls(zeros(n_edges * lanes), zeros(n_agents * lanes), zeros(3 * n_agents * lanes),
-                   zeros(2 * n_agents * lanes), zeros(n_agents * lanes), zeros(lanes), np.zeros(n_agents),
-                   np.zeros(n_agents))
-
     def arguments(self):
         return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
 
 
-class CompactWorkspace:
-    @staticmethod
-    def allocate(n_agents, n_edges, lanes, dtype):
-        arrays = TODAY_WORKSPACE.allocate(n_agents, n_edges, lanes, dtype).arguments()
-        return TODAY_WORKSPACE(**{**arrays, "accepted": np.zeros(n_edges * lanes, dtype=np.uint8)})
+def workspace_class(layout: str, accepted_dtype, counts_dtype=None):
+    """A class whose ``allocate`` gives the layout's scratch arrays, accepted in ``accepted_dtype``
+    and |C_a|, flips in ``counts_dtype`` (None: the lanes' dtype)."""
+
+    class Workspace:
+        @staticmethod
+        def allocate(n_agents, n_edges, lanes, dtype):
+            accepted = np.zeros(n_edges * lanes, dtype=accepted_dtype or dtype)
+            if layout == "interleaved":
+                def zeros(n):
+                    return np.zeros(n, dtype=dtype)
+
+                return InterleavedWorkspace(accepted, zeros(n_agents * lanes), zeros(3 * n_agents * lanes),
+                                            zeros(2 * n_agents * lanes), zeros(n_agents * lanes), zeros(lanes),
+                                            np.zeros(n_agents), np.zeros(n_agents))
+            arrays = TODAY_WORKSPACE.allocate(n_agents, n_edges, lanes, dtype).arguments()
+            counts = {name: np.zeros(n_agents * lanes, dtype=counts_dtype) for name in ("set_size", "flips")}
+            return TODAY_WORKSPACE(**{**arrays, "accepted": accepted, **(counts if counts_dtype else {})})
+
+    return Workspace
 
 
-def variants():
-    """name -> (template, workspace class, lanes)."""
-    return {
-        "today": (TODAY, TODAY_WORKSPACE, LANES),
-        "interleaved": (interleaved(TODAY), InterleavedWorkspace, LANES),
-        "padded16": (TODAY, TODAY_WORKSPACE, 16),
-        "uint8": (compact_accepted(TODAY), CompactWorkspace, LANES),
-    }
+class Timed:
+    """The kernel, adding the CPU seconds of its calls to ``seconds``."""
+
+    def __init__(self, kernel):
+        self.kernel, self.py_func, self.seconds = kernel, kernel.py_func, 0.0
+
+    def __call__(self, **arguments):
+        start = time.process_time()
+        self.kernel(**arguments)
+        self.seconds += time.process_time() - start
+
+
+class Index32:
+    """The kernel called with its graph's row indices as uint32 (same parameters)."""
+
+    def __init__(self, kernel):
+        self.kernel, self.py_func = kernel, kernel.py_func
+
+    def __call__(self, **arguments):
+        for name in ("neighbour_row", "edge_row"):
+            assert arguments[name].max(initial=0) < 2**32
+            arguments[name] = arguments[name].astype(np.uint32)
+        self.kernel(**arguments)
+
+
+#: Variant name -> the changes it makes (see the module's docstring).
+VARIANTS = {
+    "today": (),
+    "interleaved": ("interleaved",),
+    "padded16": ("padded16",),
+    "uint8": ("uint8",),
+    "index32": ("index32",),
+    "prefetch": ("prefetch",),
+    "interleaved+uint8": ("interleaved", "uint8"),
+    "uint8+index32": ("uint8", "index32"),
+    "uint8+prefetch": ("uint8", "prefetch"),
+    "counts8": ("counts8",),
+    "uint8sel": ("uint8sel",),
+    "interleaved+uint8+index32": ("interleaved", "uint8", "index32"),
+    "uint8+counts8+index32": ("uint8", "counts8", "index32"),
+}
+
+
+def variant(changes: tuple[str, ...]):
+    """(template, workspace class, lanes, kernel wrapper) of a set of changes."""
+    template = TODAY
+    if "uint8" in changes:
+        template = compact_accepted(template)
+    if "uint8sel" in changes:
+        template = compact_accepted_select(template)
+    if "counts8" in changes:
+        template = compact_counts(template)
+    if "interleaved" in changes:
+        template = interleaved(template)
+    if "prefetch" in changes:
+        template = prefetched(template)
+    layout = "interleaved" if "interleaved" in changes else "today"
+    workspace = workspace_class(layout, np.uint8 if {"uint8", "uint8sel"} & set(changes) else None,
+                                np.uint8 if "counts8" in changes else None)
+    if changes == ():
+        workspace = TODAY_WORKSPACE
+    wrap = Index32 if "index32" in changes else (lambda kernel: kernel)
+    return template, workspace, 16 if "padded16" in changes else LANES, wrap
 
 
 def main() -> None:
@@ -107,43 +259,58 @@ def main() -> None:
     parser.add_argument("--agents", type=float, default=1e5)
     parser.add_argument("--degree", type=int, default=10)
     parser.add_argument("--steps", type=int, default=60)
-    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--check-steps", type=int, default=20, help="steps of the bit-identity check")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS))
+    parser.add_argument("--isa", choices=sorted(ISAS), default="native")
     args = parser.parse_args()
+    target = ISAS[args.isa]()
+    if target and os.environ.get("NUMBA_CPU_NAME") != target["NUMBA_CPU_NAME"]:
+        cache = tempfile.mkdtemp(prefix=f"colme-layouts-{args.isa}-")
+        os.execve(sys.executable, [sys.executable, *sys.argv],
+                  {**os.environ, **target, "NUMBA_CACHE_DIR": cache})
+    names = ["today", *[name for name in args.variants if name != "today"]]
     n_agents = int(args.agents)
     edges = random_regular_edges(args.degree, n_agents, run_generator(1, "scale", 0, "instance"))[None]
     classes = UniformClasses().assign(n_agents, run_generator(2, "scale", 0, "instance"))[None]
-    kernels = {}
-    for name, (template, _, lanes) in variants().items():
+    built = {}
+    for name in names:
+        template, workspace, lanes, wrap = variant(VARIANTS[name])
         consensus._TEMPLATE = template
-        kernels[name] = consensus.build_kernel(lanes)
+        built[name] = (Timed(wrap(consensus.build_kernel(lanes))), workspace, lanes)
     consensus._TEMPLATE = TODAY
 
     def run(name, steps):
-        _, workspace, lanes = variants()[name]
-        consensus._KERNELS[lanes] = kernels[name]
+        kernel, workspace, lanes = built[name]
+        consensus._KERNELS[lanes], kernel.seconds = kernel, 0.0
         consensus.Workspace, consensus.lane_groups = workspace, (lambda n, lanes=lanes: (1, lanes))
-        start = time.process_time()
         mse = consensus.simulate_runs(panel(n_agents, args.degree, steps), classes, edges,
                                       [run_generator(1, "scale", 0, "data")], np.float32)
-        return time.process_time() - start, mse
+        return kernel.seconds, mse
 
-    original = (consensus.Workspace, consensus.lane_groups)
+    original = (consensus.Workspace, consensus.lane_groups, dict(consensus._KERNELS))
     try:
-        reference = run("today", 20)[1]
-        for name in variants():
-            assert np.array_equal(run(name, 20)[1], reference), f"{name} is not bit-identical"
-        times = {name: [] for name in variants()}
+        reference = run("today", args.check_steps)[1]
+        for name in names:
+            assert np.array_equal(run(name, args.check_steps)[1], reference), f"{name} is not bit-identical"
+        times = {name: [] for name in names}
         for _ in range(args.repeat):  # interleaved, so that drifts of the machine hit every variant
-            for name in variants():
+            for name in names:
                 times[name].append(run(name, args.steps)[0])
-        best = {name: min(seconds) for name, seconds in times.items()}
     finally:
-        consensus.Workspace, consensus.lane_groups = original
+        consensus.Workspace, consensus.lane_groups = original[:2]
+        consensus._KERNELS.clear()
+        consensus._KERNELS.update(original[2])
     print(cpu_description())
+    print(f"M={n_agents} r={args.degree} steps={args.steps} repeat={args.repeat} "
+          f"(bit-identical to today over {args.check_steps} steps: {', '.join(names)})")
     updates = n_agents * args.degree * LANES * args.steps
-    for name, seconds in best.items():
-        print(f"M={n_agents} r={args.degree} layout={name}: {updates / seconds:.3e} config-edge-updates/s/core "
-              f"(x{best['today'] / seconds:.2f} today)", flush=True)
+    best = {name: min(seconds) for name, seconds in times.items()}
+    for name in names:
+        paired = [today / mine for today, mine in zip(times["today"], times[name], strict=True)]
+        print(f"M={n_agents} r={args.degree} layout={name}: {updates / best[name]:.3e} config-edge-updates/s/core "
+              f"(x{best['today'] / best[name]:.2f} today; per round median x{statistics.median(paired):.2f}, "
+              f"x{min(paired):.2f}-x{max(paired):.2f})", flush=True)
 
 
 if __name__ == "__main__":
