@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,6 +16,8 @@ import seaborn as sns
 
 from .provenance import atomic_savefig
 
+#: Decades of log10(MSE / Local) at which a sweep heatmap's colours saturate.
+HEATMAP_DECADES = 2.0
 #: Local and Ideal (rule ``local`` / ``ideal``): dashed, in every MSE panel.
 BENCHMARK_STYLES = {"local": ("tab:green", "--"), "ideal": ("#b8860b", "--")}
 
@@ -182,7 +185,7 @@ def draw_sweep_lines(table: pd.DataFrame, key: str, meta: dict, margins: list, t
                    "ratio_to_local": "MSE / Local", "time_to_mse": "First t reaching the target"}
                   [meta["summary"]["kind"]])
     ax.legend(fontsize=6.5, loc="best")
-    ax.set_title(title, fontsize=9)
+    ax.set_title(textwrap.fill(title, 80), fontsize=8.5)
     fig.tight_layout()
     save_figure(fig, title, meta, pdf, png)
 
@@ -210,16 +213,22 @@ def draw_heatmaps(table: pd.DataFrame, keys: list, meta: dict, margins: list, ti
         return out
 
     values = grid(table[table["curve"].isin(simulated)], "log10_ratio")
-    bound = max(np.nanmax(np.abs(values[np.isfinite(values)])) if np.isfinite(values).any() else 1.0, 1e-3)
-    norm = TwoSlopeNorm(vcenter=0.0, vmin=-bound, vmax=bound)
+    # Colours saturate at HEATMAP_DECADES so that the cells near the boundary stay readable;
+    # each cell prints its value.
+    bound = min(np.nanmax(np.abs(values[np.isfinite(values)])) if np.isfinite(values).any() else 1.0, HEATMAP_DECADES)
+    norm = TwoSlopeNorm(vcenter=0.0, vmin=-max(bound, 1e-3), vmax=max(bound, 1e-3))
     fig, axes = plt.subplots(1, len(simulated), figsize=(4.3 * len(simulated) + 0.8, 4.2), squeeze=False)
     styles = ("--", "-.", ":")
     for ax, curve in zip(axes[0], simulated, strict=True):
         rows = table[table["curve"] == curve]
         image = ax.imshow(grid(rows, "log10_ratio"), origin="lower", cmap="RdBu_r", norm=norm, aspect="auto")
+        cells = grid(rows, "log10_ratio")
         unresolved = ~grid(rows, "resolved").astype(bool)
-        yy, xx = np.nonzero(unresolved)
-        ax.plot(xx, yy, "k.", ms=3, label="sign not resolved (2 se)")
+        for (y, x), value in np.ndenumerate(cells):
+            mark = "?" if unresolved[y, x] else ""
+            ax.text(x, y, f"{value:+.1f}{mark}", ha="center", va="center", fontsize=6,
+                    color="white" if abs(value) > 0.6 * bound else "black")
+        ax.plot([], [], " ", label="? sign not resolved (2 se)")
         overlays = [(c, grid(table[table["curve"] == c], "log10_ratio")) for c in analytic]
         for quantity in dict.fromkeys(m["quantity"] for m in margins if m["curve"] == ""):
             rows_of = pd.DataFrame([m for m in margins if m["quantity"] == quantity])
@@ -236,8 +245,10 @@ def draw_heatmaps(table: pd.DataFrame, keys: list, meta: dict, margins: list, ti
         ax.set_xlabel(keys[0])
         ax.set_ylabel(keys[1])
         ax.set_title(curve, fontsize=9)
-        ax.legend(fontsize=6, loc="upper left")
-    fig.subplots_adjust(top=0.84, wspace=0.3)
-    fig.colorbar(image, ax=axes[0].tolist(), label="log10(MSE / Local)  (< 0: collaboration pays)")
-    fig.suptitle(title, fontsize=9)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=7, frameon=False)
+    fig.subplots_adjust(top=0.84, bottom=0.2, wspace=0.3)
+    fig.colorbar(image, ax=axes[0].tolist(), extend="both",
+                 label="log10(MSE / Local)  (< 0: collaboration pays)")
+    fig.suptitle(textwrap.fill(title, 140), fontsize=9)
     save_figure(fig, title, meta, pdf, png)
