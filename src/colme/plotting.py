@@ -130,6 +130,11 @@ def save_figure(
     plt.close(fig)
 
 
+def wrapped(title: str, width: int) -> str:
+    """A title's lines (title, subtitle) each wrapped at ``width`` characters."""
+    return "\n".join(textwrap.fill(line, width) for line in title.splitlines())
+
+
 def axis_positions(values) -> tuple[list[float], list[str], bool]:
     """Where a sweep's axis values are drawn, their tick labels and whether the axis is
     logarithmic (all finite values > 0).  +inf is drawn one step beyond the largest finite
@@ -185,7 +190,7 @@ def draw_sweep_lines(table: pd.DataFrame, key: str, meta: dict, margins: list, t
                    "ratio_to_local": "MSE / Local", "time_to_mse": "First t reaching the target"}
                   [meta["summary"]["kind"]])
     ax.legend(fontsize=6.5, loc="best")
-    ax.set_title(textwrap.fill(title, 80), fontsize=8.5)
+    ax.set_title(wrapped(title, 80), fontsize=8.5)
     fig.tight_layout()
     save_figure(fig, title, meta, pdf, png)
 
@@ -250,5 +255,5 @@ def draw_heatmaps(table: pd.DataFrame, keys: list, meta: dict, margins: list, ti
     fig.subplots_adjust(top=0.84, bottom=0.2, wspace=0.3)
     fig.colorbar(image, ax=axes[0].tolist(), extend="both",
                  label="log10(MSE / Local)  (< 0: collaboration pays)")
-    fig.suptitle(textwrap.fill(title, 140), fontsize=9)
+    fig.suptitle(wrapped(title, 140), fontsize=9)
     save_figure(fig, title, meta, pdf, png)
