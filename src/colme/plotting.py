@@ -190,7 +190,7 @@ def draw_sweep_lines(table: pd.DataFrame, key: str, meta: dict, margins: list, t
                    "ratio_to_local": "MSE / Local", "time_to_mse": "First t reaching the target"}
                   [meta["summary"]["kind"]])
     ax.legend(fontsize=6.5, loc="best")
-    ax.set_title(wrapped(title, 80), fontsize=8.5)
+    ax.set_title(wrapped(title, 105), fontsize=7.5)
     fig.tight_layout()
     save_figure(fig, title, meta, pdf, png)
 
