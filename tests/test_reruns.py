@@ -73,20 +73,20 @@ FIGURE_KEYS = {
 
 #: Top-level keys: the earliest stage per engine ("pricer_random": trust/connectivity kinds).
 TOP_KEYS = {
-    "seed": {"ccolme": "instances", "colme": "instances", "oracle": None, "zoom": None, "scaling": None, "sweep": None,
+    "seed": {"ccolme": "instances", "colme": "instances", "oracle": None, "zoom": None, "scaling": None,
              "pricer": "table", "pricer_feasible_set": None},
-    "precision": {"ccolme": "simulate", "colme": None, "oracle": None, "zoom": None, "scaling": None, "sweep": None, "pricer": None},
-    "population.sigma": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None, "sweep": None,
+    "precision": {"ccolme": "simulate", "colme": None, "oracle": None, "zoom": None, "scaling": None, "pricer": None},
+    "population.sigma": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
                          "pricer": None},
-    "population.means": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None, "sweep": None,
+    "population.means": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
                          "pricer": None},
-    "population.means+": {"ccolme": "instances", "colme": "instances", "oracle": "table", "zoom": None, "scaling": None, "sweep": None,
+    "population.means+": {"ccolme": "instances", "colme": "instances", "oracle": "table", "zoom": None, "scaling": None,
                           "pricer": None},
-    "t_max": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None, "sweep": None,
+    "t_max": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
               "pricer": None},
-    "grid_linear": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None, "sweep": None,
+    "grid_linear": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
                     "pricer": None},
-    "grid_log": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None, "sweep": None,
+    "grid_log": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
                  "pricer": None},
 }
 
@@ -232,10 +232,15 @@ def test_figure_key_reruns_exactly_its_stage(figure, key, path, value):
     assert set(others.values()) == {None}, f"{figure}.{key} also reran {others}"
 
 
+# A sweep's own jobs (its table) read its points' tables; no global key changes them.
+for _stages in TOP_KEYS.values():
+    _stages["sweep"] = None
+
 #: Valid edits of a sweep's keys: another base of the same engine, one more run per point,
 #: the first axis without its last value (and companions), another summary.
 SWEEP_EDITS = {
-    "base": lambda entry: {"fig1_r5": "fig1_r20", "fig1_r20": "fig1_r5", "fig2_sim": "fig4_laplace"}.get(entry["base"], entry["base"]),
+    "base": lambda entry: {"fig1_r5": "fig1_r20", "fig1_r20": "fig1_r5", "fig2_sim": "fig4_laplace"}.get(
+        entry["base"], entry["base"]),
     "set": lambda entry: {**entry["set"], "optimistic_delta": 0.5} if VALIDATED[entry["base"]]["engine"] == "ccolme"
     else {**entry["set"], "retest": "every_step"},
     "axes": lambda entry: [

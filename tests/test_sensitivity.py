@@ -13,6 +13,8 @@ from colme.claims import load_claims
 from colme.config import load_schema, option_values, resolve_figure, validate_config
 from colme.registry import ENGINES, stage_params
 from colme.sensitivity import BASELINE, Variant, sensitivity_variants, to_markdown, verdict_changes
+from colme.stages import owner
+from colme.sweeps import sweep_points
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = yaml.safe_load((ROOT / "config.yaml").read_text())
@@ -71,7 +73,9 @@ def test_variant_draws_its_figures_instances_and_data():
     engine = ENGINES["ccolme"]
     results = []
     for settings, name in ((base, "fig1_r5"), (paired, "fig1_r5__baseline")):
-        instances = engine.instances(stage_params(settings, "instances", 0, 2), name, 0, 2)
+        # the workflow makes an instance file once per stream (colme.stages.owner)
+        stream = owner("instances", name, settings)
+        instances = engine.instances(stage_params(settings, "instances", 0, 2), stream, 0, 2)
         results.append(engine.simulate(stage_params(settings, "simulate", 0, 2), instances, name))
     np.testing.assert_array_equal(results[0]["mse"], results[1]["mse"])
     unpaired = engine.instances(stage_params(base, "instances", 0, 2), "fig1_r5__baseline", 0, 2)
@@ -159,10 +163,12 @@ def test_sensitivity_is_a_separate_target(tmp_path):
     shipped = (ROOT / "config.yaml").read_text()
     everything = planned_jobs(tmp_path, shipped)
     assert "sensitivity" not in everything
-    assert everything["table"] == len(CONFIG["figures"])
+    points = sweep_points(CONFIG, SCHEMA)  # each sweep point has its table (colme.sweeps)
+    assert everything["table"] == len(CONFIG["figures"]) + len(points)
     report = planned_jobs(tmp_path, shipped, "results/sensitivity.md")
     claim_figures = {f for f in CLAIMED if f in CONFIG["figures"]}
     claim_figures |= {c["other_figure"] for c in load_claims(ROOT / "workflow/claims.yaml") if "other_figure" in c}
     assert report["sensitivity"] == 1
-    assert report["table"] == len(claim_figures | set(SETTINGS))
+    claimed_points = {p for p in points if p.split("__")[0] in claim_figures}
+    assert report["table"] == len(claim_figures | set(SETTINGS) | claimed_points)
     assert "figure" not in report
