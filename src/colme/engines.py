@@ -38,12 +38,13 @@ from .aggregation import (
     covariance_table,
     diagnostics_table,
 )
+from .errors import ConfigError
 from .instances import make_instances
 from .integrity import load_simulation
 from .populations import UniformClasses
 from .progress import Progress, kernel_seconds
 from .provenance import table_provenance
-from .seeding import run_generator
+from .seeding import run_generator, stream_name
 
 #: Settings that never enter an engine's numbers: drawing-only keys and the run bookkeeping
 #: (``runs`` enters the tables, through the chunk files it selects, not the simulation).
@@ -74,10 +75,14 @@ def population(settings: dict) -> UniformClasses:
     return UniformClasses(means=tuple(float(m) for m in spec["means"]), sigma=float(spec["sigma"]))
 
 
-def stream_name(params: dict, figure: str) -> str:
-    """Whose random streams a figure draws: its own, or (``stream``) those of the figure a
-    sensitivity variant varies, so that variant and figure are paired run by run."""
-    return params.get("stream", figure)
+def check_names_figure(key: str, name: str, figures: dict, accepts, what: str) -> None:
+    """A view's key (``key``, a dotted path) must name a configured figure that ``accepts``
+    (a predicate on figure names); else ``ConfigError`` naming the key, ``what`` it must
+    name and the figures that qualify."""
+    if name not in figures or not accepts(name):
+        raise ConfigError(
+            f"{key}={name!r}: must name {what}; configured: {sorted(f for f in figures if accepts(f))}"
+        )
 
 
 def wall_minutes(seconds: float) -> int:

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from .provenance import canonical_json
+from .seeding import stream_name
 
 #: The member of an instance or chunk archive that holds its maker.
 MADE_BY = "made_by"
@@ -165,7 +166,7 @@ def load_simulation(figure: str, params: dict, chunk_paths: list, instance_paths
     instances, instance_digests = [], set()
     for path in instance_paths:
         arrays, made_by = load_verified(path)
-        _expect(path, made_by, params.get("stream", figure), "instances")
+        _expect(path, made_by, stream_name(params, figure), "instances")
         instances.append(arrays)
         instance_digests.add(path_digest(path))
     sims = []

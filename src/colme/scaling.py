@@ -15,8 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .engines import NO_DIAGNOSTICS, NO_PAIRS, Engine, FigureTables
-from .errors import ConfigError
+from .engines import NO_DIAGNOSTICS, NO_PAIRS, Engine, FigureTables, check_names_figure
 
 #: Columns of the timing table (the figure's supplement), one row per source.
 TIMING_COLUMNS = ["figure", "n_agents", "degree", "curves", "runs", "t_max", "compute_seconds",
@@ -66,11 +65,7 @@ class ScalingEngine(Engine):
             return _engines()[figures[name]["engine"]].simulated
 
         for index, source in enumerate(settings["sources"]):
-            if source not in figures or not drawable(source):
-                raise ConfigError(
-                    f"{where}.sources[{index}]={source!r}: must name a simulated figure; "
-                    f"configured: {sorted(f for f in figures if drawable(f))}"
-                )
+            check_names_figure(f"{where}.sources[{index}]", source, figures, drawable, "a simulated figure")
 
     def table_inputs(self, figure, settings, chunk_paths):
         sources = settings["sources"]

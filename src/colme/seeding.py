@@ -30,3 +30,10 @@ def figure_generator(root_seed: int, figure: str) -> np.random.Generator:
     """PCG64 generator of a figure computed in one piece (no runs), keyed by its name."""
     sequence = np.random.SeedSequence(entropy=root_seed, spawn_key=(figure_key(figure),))
     return np.random.Generator(np.random.PCG64(sequence))
+
+
+def stream_name(params: dict, figure: str) -> str:
+    """Whose random streams a figure draws: its own, or (``stream``) those of another
+    figure (a sensitivity variant's figure, a sweep's base), so that both are paired run
+    by run and share instance files."""
+    return params.get("stream", figure)

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .engines import NO_DIAGNOSTICS, NO_PAIRS, Engine, FigureTables, stream_name
+from .engines import NO_DIAGNOSTICS, NO_PAIRS, Engine, FigureTables, check_names_figure, stream_name
 from .errors import ConfigError
 from .provenance import table_provenance
 
@@ -249,9 +249,8 @@ class SweepEngine(Engine):
 
         figures = config["figures"]
         base = settings["base"]
-        simulated = sorted(f for f in figures if _engines()[figures[f]["engine"]].simulated)
-        if base not in simulated:
-            raise ConfigError(f"{where}.base={base!r}: must name a simulated figure; configured: {simulated}")
+        check_names_figure(f"{where}.base", base, figures, lambda f: _engines()[figures[f]["engine"]].simulated,
+                           "a simulated figure")
         schema = load_schema()
         global_keys = _global_keys(schema)
         base_settings = resolve_figure(config, base)

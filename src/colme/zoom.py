@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .engines import Engine, FigureTables
-from .errors import ConfigError
+from .engines import Engine, FigureTables, check_names_figure
 
 
 def _engines():
@@ -51,12 +50,7 @@ class ZoomEngine(Engine):
             engine = _engines()[figures[name]["engine"]]
             return engine.time_axis and engine.source(figures[name]) is None
 
-        source = settings["source"]
-        if source not in figures or not zoomable(source):
-            raise ConfigError(
-                f"{where}.source={source!r}: must name a figure with a time axis; configured: "
-                f"{sorted(f for f in figures if zoomable(f))}"
-            )
+        check_names_figure(f"{where}.source", settings["source"], figures, zoomable, "a figure with a time axis")
 
     def table_inputs(self, figure, settings, chunk_paths):
         source = settings["source"]
