@@ -29,7 +29,7 @@ from baseline import cpu_description, load_baseline
 from colme.ccolme import kernel as consensus
 from colme.ccolme.kernel import PanelSpec, lane_groups
 from colme.graphs import random_regular_edges
-from colme.populations import UniformClasses
+from colme.populations import Population
 from colme.seeding import run_generator
 
 PAPER_RUNS = 4000
@@ -48,7 +48,7 @@ def panel(degree: int, t_max: int, module=consensus) -> PanelSpec:
 
 
 def instances(degree: int, runs: int):
-    population = UniformClasses()
+    population = Population()
     rngs = [run_generator(1, "bench", run, "instance") for run in range(runs)]
     classes = np.stack([population.assign(200, g) for g in rngs])
     edges = np.stack([random_regular_edges(degree, 200, g) for g in rngs])

@@ -58,7 +58,7 @@ from numba.extending import intrinsic
 
 import colme.ccolme.kernel as consensus
 from colme.graphs import random_regular_edges
-from colme.populations import UniformClasses
+from colme.populations import Population
 from colme.seeding import run_generator
 
 TODAY, TODAY_WORKSPACE = consensus._TEMPLATE, consensus.Workspace
@@ -272,7 +272,7 @@ def main() -> None:
     names = ["today", *[name for name in args.variants if name != "today"]]
     n_agents = int(args.agents)
     edges = random_regular_edges(args.degree, n_agents, run_generator(1, "scale", 0, "instance"))[None]
-    classes = UniformClasses().assign(n_agents, run_generator(2, "scale", 0, "instance"))[None]
+    classes = Population().assign(n_agents, run_generator(2, "scale", 0, "instance"))[None]
     built = {}
     for name in names:
         template, workspace, lanes, wrap = variant(VARIANTS[name])

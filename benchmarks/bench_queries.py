@@ -72,7 +72,7 @@ def cpu_seconds(code: SimpleNamespace, n_agents: int, curves: list[dict], t_reco
         retest=retest,
     )
     instance = code.seeding.run_generator(1, "bench", 0, "instance")
-    classes = code.populations.UniformClasses().assign(n_agents, instance)[None]
+    classes = code.populations.Population().assign(n_agents, instance)[None]
     generators = [code.seeding.run_generator(1, "bench", 0, "data")]
     start = time.process_time()
     code.kernel.simulate_colme_runs(spec, classes, generators)

@@ -33,7 +33,7 @@ from baseline import cpu_description
 
 from colme.ccolme.kernel import Curve, PanelSpec, simulate_runs
 from colme.graphs import random_regular_edges
-from colme.populations import UniformClasses
+from colme.populations import Population
 from colme.seeding import run_generator
 
 THETA_K = {1.0: 7, 2.0: 6, 4.0: 6, math.inf: 6}
@@ -63,7 +63,7 @@ def panel(n_agents: int, degree: int, t_max: int) -> PanelSpec:
 
 def run_kernel(n_agents: int, degree: int, t_max: int, edges: np.ndarray) -> float:
     """CPU seconds of one run of the panel on ``edges``."""
-    classes = UniformClasses().assign(n_agents, run_generator(2, "scale", 0, "instance"))[None]
+    classes = Population().assign(n_agents, run_generator(2, "scale", 0, "instance"))[None]
     start = time.process_time()
     simulate_runs(panel(n_agents, degree, t_max), classes, edges[None], [run_generator(1, "scale", 0, "data")],
                   np.float32)

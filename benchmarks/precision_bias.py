@@ -16,7 +16,7 @@ import numpy as np
 
 from colme.ccolme.kernel import Curve, PanelSpec, simulate_runs
 from colme.graphs import random_regular_edges
-from colme.populations import UniformClasses
+from colme.populations import Population
 from colme.seeding import run_generator
 
 THETA_K = {5: {2.0: 7, math.inf: 7}, 20: {2.0: 6, math.inf: 5}}
@@ -30,7 +30,7 @@ def paired_bias(degree: int, runs: int, t_max: int, n_agents: int = 200, seed: i
     )
     grid = np.array([t_max // 3, 2 * t_max // 3, t_max])
     spec = PanelSpec(n_agents=n_agents, degree=degree, curves=curves, t_record=grid)
-    population = UniformClasses()
+    population = Population()
     rngs = [run_generator(seed, "precision", r, "instance") for r in range(runs)]
     classes = np.stack([population.assign(n_agents, g) for g in rngs])
     edges = np.stack([random_regular_edges(degree, n_agents, g) for g in rngs])

@@ -19,17 +19,38 @@ from colme.ccolme.rules import (
     WEIGHT_OFFSETS,
     acceptance_threshold,
     alpha_table,
+    difference_beta,
+    laplace_beta_dp,
     mixing_matrix,
+    noisy_mean_beta,
 )
 from colme.graphs import adjacency
+from colme.privacy import laplace_sigma_dp
 
 
-def reference_run(spec: PanelSpec, classes, edges, rng, on_step=None) -> np.ndarray:
-    """MSE (curves, len(t_record)) of one run; ``on_step(t, curve, chi, W)`` sees each step."""
+def reference_run(spec: PanelSpec, classes, edges, rng, on_step=None, agent_means=None, ranks=None) -> np.ndarray:
+    """MSE (curves, len(t_record)) of one run; ``on_step(t, curve, chi, W)`` sees each step.
+
+    Agents may differ (per-class laws and sigma, privacy mixes assigned from ``ranks``,
+    jittered ``agent_means``): each gets its own sigma, sigma_DP per curve and Bernstein
+    parameter, and each pair its own threshold from ``acceptance_threshold``.
+    """
     population = spec.population
     n_agents = spec.n_agents
-    params = spec.curve_arrays()
-    mu = population.agent_means(classes)
+    rules = spec.curve_arrays()["rule"]
+    mu = population.agent_means(classes) if agent_means is None else agent_means
+    laws = [population.laws[c] for c in classes]
+    sigma = np.array([law.sigma for law in laws])
+    ranks = np.arange(n_agents) if ranks is None else ranks
+    noise_sd = np.array([
+        [laplace_sigma_dp(curve.levels(spec.n_levels)[level], law.half_width)
+         for law, level in zip(laws, curve.agent_levels(ranks), strict=True)]
+        for curve in spec.curves
+    ])
+    beta_bar = np.array([
+        [noisy_mean_beta(law.sigma, law.bernstein_beta, s, laplace_beta_dp(s)) for law, s in zip(laws, row, strict=True)]
+        for row in noise_sd
+    ])
     adj = adjacency(edges, n_agents)
     # r of the optimistic radius: the regular degree, else the mean degree 2E/M (choices.py)
     degree = float(spec.degree) if spec.degree is not None else max(adj.sum(), 1) / n_agents
@@ -46,19 +67,21 @@ def reference_run(spec: PanelSpec, classes, edges, rng, on_step=None) -> np.ndar
     key = run_key(rng)
     for t in range(1, spec.t_max + 1):
         draws = splitmix64_uniforms(key, 2 * n_agents * (t - 1), 2 * n_agents).reshape(n_agents, 2)
-        sample_sum += mu + population.half_width * (2.0 * draws[:, 0] - 1.0)
+        sample_sum += mu + np.array([law.sample(u)[0] for law, u in zip(laws, draws[:, 0], strict=True)])
         noise_sum += unit_laplace_from_uniform(draws[:, 1])
         local_mean = sample_sum / t
         for c in range(n_curves):
-            noisy = (sample_sum + params["sigma_dp"][c] * noise_sum) / t
-            if params["rule"][c] == 0:
+            noisy = (sample_sum + noise_sd[c] * noise_sum) / t
+            if rules[c] == 0:
                 chi = adj & same
             else:
-                threshold = acceptance_threshold(
-                    params["rule"][c], t, params["theta_k"][c], population.sigma,
-                    params["beta_pair"][c], params["sigma_dp"][c], degree,
+                threshold = np.array([[acceptance_threshold(
+                    rules[c], t, spec.curves[c].theta_k, sigma[a], sigma[b],
+                    difference_beta(beta_bar[c, a], beta_bar[c, b], sigma[a], sigma[b], noise_sd[c, a], noise_sd[c, b],
+                                    spec.bernstein_beta),
+                    noise_sd[c, a], noise_sd[c, b], degree,
                     n_agents, spec.optimistic_delta, OPTIMISTIC_RADII[spec.optimistic_radius],
-                )
+                ) for b in range(n_agents)] for a in range(n_agents)])
                 chi = adj & (np.abs(noisy[:, None] - noisy[None, :]) < threshold)
             sets = chi | np.eye(n_agents, dtype=bool)  # C_a^(t) includes a
             weights = mixing_matrix(chi, WEIGHT_OFFSETS[spec.weights])

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from reference_psums import psums
 
-from colme.populations import UniformClasses
+from colme.populations import Population
 from colme.privacy import composed_privacy
 from colme.private_colme.kernel import ColmeCurve, ColmeSpec, simulate_colme_runs
 from colme.private_colme.oracle import (
@@ -19,7 +19,7 @@ from colme.private_colme.oracle import (
 from colme.private_colme.tables import privacy_table
 from colme.seeding import run_generator
 
-POPULATION = UniformClasses()
+POPULATION = Population()
 
 
 def random_classes(n_agents, runs, seed):

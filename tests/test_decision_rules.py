@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 
+from colme.populations import uniform_bernstein_beta
 from colme.ccolme.rules import (
     OPTIMISTIC_RADII,
     acceptance_threshold,
@@ -16,7 +17,6 @@ from colme.ccolme.rules import (
     noisy_mean_beta,
     optimistic_radius,
     theta_schedule,
-    uniform_bernstein_beta,
 )
 from colme.privacy import laplace_sigma_dp
 
@@ -30,8 +30,8 @@ def test_theta_is_two_exactly_until_one_point_five_to_the_k(k):
     last_closed = math.floor(1.5**k)
     assert theta_schedule(last_closed, k) == 2.0
     assert theta_schedule(last_closed + 1, k) < 2.0
-    assert acceptance_threshold(1, last_closed, k, SIGMA, 2.0, 0.0, 20.0, 200, 1.0, 0) == 0.0
-    assert acceptance_threshold(1, last_closed + 1, k, SIGMA, 2.0, 0.0, 20.0, 200, 1.0, 0) > 0.0
+    assert acceptance_threshold(1, last_closed, k, SIGMA, SIGMA, 2.0, 0.0, 0.0, 20.0, 200, 1.0, 0) == 0.0
+    assert acceptance_threshold(1, last_closed + 1, k, SIGMA, SIGMA, 2.0, 0.0, 0.0, 20.0, 200, 1.0, 0) > 0.0
 
 
 def test_bernstein_threshold_closed_form():
@@ -43,8 +43,8 @@ def test_bernstein_threshold_closed_form():
     by_hand = 2 * 2 * beta_bar / 10 * log_term + math.sqrt(2 * SIGMA**2 + 2 * sigma_dp**2) / 10 * math.sqrt(
         2 * log_term
     )
-    beta_pair = difference_beta(beta_bar, beta_bar, SIGMA, SIGMA, sigma_dp)
-    assert bernstein_threshold(100, theta, SIGMA, SIGMA, beta_pair, sigma_dp) == pytest.approx(by_hand, rel=1e-12)
+    beta_pair = difference_beta(beta_bar, beta_bar, SIGMA, SIGMA, sigma_dp, sigma_dp)
+    assert bernstein_threshold(100, theta, SIGMA, SIGMA, beta_pair, sigma_dp, sigma_dp) == pytest.approx(by_hand, rel=1e-12)
     # Lemma 2 and the min/max of Lemma 3 for these numbers:
     assert uniform_bernstein_beta(L) == pytest.approx(L / (2 * math.sqrt(5)))
     expected_beta_bar = min(SIGMA + sigma_dp, max(L / (2 * math.sqrt(5)) + sigma_dp / math.sqrt(2),
@@ -58,7 +58,7 @@ def test_bernstein_type_one_error_below_theta():
     t, k, n = 400, 7, 20000
     sigma_dp = laplace_sigma_dp(2.0, L)
     beta_bar = noisy_mean_beta(SIGMA, uniform_bernstein_beta(L), sigma_dp, laplace_beta_dp(sigma_dp))
-    z = bernstein_threshold(t, theta_schedule(t, k), SIGMA, SIGMA, 2 * beta_bar, sigma_dp)
+    z = bernstein_threshold(t, theta_schedule(t, k), SIGMA, SIGMA, 2 * beta_bar, sigma_dp, sigma_dp)
     samples = rng.uniform(-L, L, (2, n, t)) + rng.laplace(0, sigma_dp / math.sqrt(2), (2, n, t))
     rejected = np.mean(np.abs(samples[0].mean(axis=1) - samples[1].mean(axis=1)) >= z)
     assert rejected <= theta_schedule(t, k)
@@ -69,8 +69,8 @@ def test_optimistic_radius_formula():
     t = 50
     by_hand = math.sqrt(2 * (sigma_dp**2 + SIGMA**2) / t * (1 + 1 / t) * math.log(4 * 5 * 200 * math.sqrt(t + 1)))
     assert optimistic_radius(t, SIGMA, sigma_dp, 5.0, 200, 1.0) == pytest.approx(by_hand, rel=1e-12)
-    assert acceptance_threshold(2, t, math.nan, SIGMA, 0.0, sigma_dp, 5.0, 200, 1.0, 0) == pytest.approx(2 * by_hand)
-    assert acceptance_threshold(0, t, math.nan, SIGMA, 0.0, sigma_dp, 5.0, 200, 1.0, 0) < 0  # oracle
+    assert acceptance_threshold(2, t, math.nan, SIGMA, SIGMA, 0.0, sigma_dp, sigma_dp, 5.0, 200, 1.0, 0) == pytest.approx(2 * by_hand)
+    assert acceptance_threshold(0, t, math.nan, SIGMA, SIGMA, 0.0, sigma_dp, sigma_dp, 5.0, 200, 1.0, 0) < 0  # oracle
 
 
 def test_optimistic_radius_closed_early_as_seed_000_prints_it():
@@ -80,29 +80,29 @@ def test_optimistic_radius_closed_early_as_seed_000_prints_it():
     by_hand = math.sqrt(2 * (sigma_dp**2 + SIGMA**2) / t) * (1 + 1 / t) * math.log(4 * 5 * 200 * math.sqrt(t + 1))
     assert optimistic_radius(t, SIGMA, sigma_dp, 5.0, 200, 1.0, True) == pytest.approx(by_hand, rel=1e-12)
     closed_early = OPTIMISTIC_RADII["sqrt_closed_early"]
-    threshold = acceptance_threshold(2, t, math.nan, SIGMA, 0.0, sigma_dp, 5.0, 200, 1.0, closed_early)
+    threshold = acceptance_threshold(2, t, math.nan, SIGMA, SIGMA, 0.0, sigma_dp, sigma_dp, 5.0, 200, 1.0, closed_early)
     assert threshold == pytest.approx(2 * by_hand)
     # ln(4 r M sqrt(t + 1)) ~ 10.6 > 1: closing the root early widens the radius.
-    assert threshold > acceptance_threshold(2, t, math.nan, SIGMA, 0.0, sigma_dp, 5.0, 200, 1.0, 0)
+    assert threshold > acceptance_threshold(2, t, math.nan, SIGMA, SIGMA, 0.0, sigma_dp, sigma_dp, 5.0, 200, 1.0, 0)
 
 
 def test_difference_beta_of_section_2d():
     """Sec. II-D: beta = min(beta_X + beta_Y, sqrt 2 max(sigma_X, sigma_Y, beta_X, beta_Y)),
     with sigma_X = sqrt(sigma_a^2 + sigma_DP^2); Sec. III-C1 prints b~_a + b~_b."""
-    assert difference_beta(0.3, 0.5, 0.2, 0.1, 0.0, "sec3c1") == 0.8
+    assert difference_beta(0.3, 0.5, 0.2, 0.1, 0.0, 0.0, "sec3c1") == 0.8
     # max(sigma_X, sigma_Y, beta_X, beta_Y) = max(0.2, 0.1, 0.3, 0.5) = 0.5: sqrt 2 * 0.5 < 0.8
-    assert difference_beta(0.3, 0.5, 0.2, 0.1, 0.0, "sec2d") == pytest.approx(math.sqrt(2) * 0.5)
+    assert difference_beta(0.3, 0.5, 0.2, 0.1, 0.0, 0.0, "sec2d") == pytest.approx(math.sqrt(2) * 0.5)
     # sigma_X = sqrt(0.6^2 + 0.8^2) = 1 dominates and sqrt 2 > 0.1 + 0.2: the sum is kept
-    assert difference_beta(0.1, 0.2, 0.6, 0.6, 0.8, "sec2d") == pytest.approx(0.3)
-    assert difference_beta(0.1, 0.2, 0.6, 0.0, 0.8, "sec2d") == pytest.approx(0.3)
+    assert difference_beta(0.1, 0.2, 0.6, 0.6, 0.8, 0.8, "sec2d") == pytest.approx(0.3)
+    assert difference_beta(0.1, 0.2, 0.6, 0.0, 0.8, 0.8, "sec2d") == pytest.approx(0.3)
     # the paper's set-up: b~ >= sqrt(sigma^2 + sigma_DP^2), so Sec. II-D gives sqrt 2 b~ < 2 b~
     sigma_dp = laplace_sigma_dp(1.0, L)
     beta_bar = noisy_mean_beta(SIGMA, uniform_bernstein_beta(L), sigma_dp, laplace_beta_dp(sigma_dp))
-    assert difference_beta(beta_bar, beta_bar, SIGMA, SIGMA, sigma_dp, "sec2d") == pytest.approx(
+    assert difference_beta(beta_bar, beta_bar, SIGMA, SIGMA, sigma_dp, sigma_dp, "sec2d") == pytest.approx(
         math.sqrt(2) * beta_bar
     )
     with pytest.raises(ValueError, match="sec2d"):
-        difference_beta(0.1, 0.2, 0.6, 0.6, 0.8, "lemma")
+        difference_beta(0.1, 0.2, 0.6, 0.6, 0.8, 0.8, "lemma")
 
 
 def test_alpha_tables():

@@ -11,11 +11,11 @@ from colme.ccolme.kernel import BLOCKS, Curve, PanelSpec, simulate_runs
 from colme.ccolme.rules import alpha_table
 from colme.graphs import file_sha256, random_regular_edges, valid_edges
 from colme.instances import make_family_instances
-from colme.populations import UniformClasses, component_sizes
+from colme.populations import Population, component_sizes
 from colme.privacy import laplace_sigma_dp
 from colme.seeding import run_generator
 
-POPULATION = UniformClasses()
+POPULATION = Population()
 ALL_CURVES = tuple(
     Curve(rule, eps, 6.0 if rule == "bernstein" else math.nan)
     for rule in ("oracle", "bernstein", "optimistic")

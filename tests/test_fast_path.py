@@ -25,7 +25,7 @@ from colme.ccolme.kernel import (
     simulate_runs,
 )
 from colme.graphs import random_regular_edges
-from colme.populations import UniformClasses
+from colme.populations import Population
 from colme.seeding import run_generator
 
 CURVES = tuple(Curve(rule, eps, 6.0 if rule == "bernstein" else math.nan)
@@ -34,7 +34,7 @@ CURVES = tuple(Curve(rule, eps, 6.0 if rule == "bernstein" else math.nan)
 
 def _compiled(dtype):
     rng = run_generator(1, "fast-path", 0, "instance")
-    classes = UniformClasses().assign(20, rng)
+    classes = Population().assign(20, rng)
     edges = random_regular_edges(4, 20, rng)
     spec = PanelSpec(n_agents=20, degree=4, curves=CURVES, t_record=np.array([3]))
     simulate_runs(spec, classes[None], edges[None], [run_generator(1, "fast-path", 0, "data")], dtype)

@@ -13,10 +13,10 @@ import pytest
 
 from colme.ccolme.kernel import Curve, PanelSpec, simulate_runs
 from colme.graphs import random_regular_edges
-from colme.populations import UniformClasses
+from colme.populations import Population
 from colme.seeding import run_generator
 
-POPULATION = UniformClasses()
+POPULATION = Population()
 THETA_K = {20: {2.0: 6.0, math.inf: 5.0}, 5: {2.0: 7.0, math.inf: 7.0}}  # Fig. 1's k
 
 

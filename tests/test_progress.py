@@ -6,7 +6,7 @@ import numpy as np
 
 from colme.ccolme.kernel import Curve, PanelSpec, simulate_runs
 from colme.graphs import random_regular_edges
-from colme.populations import UniformClasses
+from colme.populations import Population
 from colme.private_colme.kernel import ColmeCurve, ColmeSpec, simulate_colme_runs
 from colme.progress import Progress, kernel_seconds, time_segments
 from colme.seeding import run_generator
@@ -61,7 +61,7 @@ def test_segmented_kernels_are_bit_identical_to_one_call():
         return Progress(interval=0.0, write=lambda *_, **__: None)
 
     grid = np.array([1, 2, 5, 9, 30, 61])
-    population = UniformClasses()
+    population = Population()
     rngs = [run_generator(4, "segments", run, "instance") for run in range(2)]
     classes = np.stack([population.assign(16, g) for g in rngs])
     edges = np.stack([random_regular_edges(3, 16, g) for g in rngs])

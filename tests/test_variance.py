@@ -144,13 +144,13 @@ def test_schvar2_without_its_first_interval_is_eq16_over_the_others():
 def test_schvar2_variants_change_only_the_schvar2_curves():
     """welch_dof and schvar2_first_interval act on Sch-Var-2 only: the known-variance and
     Sch-Var-1 curves stay bit for bit, the Sch-Var-2 ones move."""
-    from colme.populations import UniformClasses
+    from colme.populations import Population
     from colme.private_colme.kernel import ColmeCurve, ColmeSpec, simulate_colme_runs
     from colme.seeding import run_generator
 
     curves = tuple(ColmeCurve(variance=v) for v in ("known", "schvar1", "schvar2", "schvar2_bayes"))
     rng = run_generator(1, "variants", 0, "instance")
-    classes = UniformClasses().assign(12, rng)[None]
+    classes = Population().assign(12, rng)[None]
 
     def run(**options):
         spec = ColmeSpec(n_agents=12, curves=curves, t_record=np.array([50, 200, 400]), **options)

@@ -22,6 +22,7 @@ import jsonschema
 import yaml
 
 from .errors import ConfigError
+from .populations import canonical_population
 from .registry import ENGINES
 
 __all__ = ["ConfigError", "figure_defaults", "load_schema", "per_preset", "resolve_figure", "validate_config"]
@@ -119,7 +120,11 @@ def _branch(instance: dict, schema: dict, root: dict) -> dict:
 
 
 def _fill_defaults(instance, schema: dict, root: dict) -> None:
-    """Insert schema defaults for missing keys, following $ref, if/else and additionalProperties."""
+    """Insert schema defaults for missing keys, following $ref, if/else and additionalProperties.
+
+    Not inside a key whose schema says ``x-inherits: <global key>`` (a figure's override
+    of a global mapping, e.g. ``population``): its absent keys come from the global one
+    (``resolve_figure``), not from the defaults."""
     if not isinstance(instance, dict):
         return
     schema = _branch(instance, schema, root)
@@ -127,7 +132,7 @@ def _fill_defaults(instance, schema: dict, root: dict) -> None:
         sub = _resolve_ref(sub, root)
         if key not in instance and "default" in sub:
             instance[key] = copy.deepcopy(sub["default"])
-        if key in instance:
+        if key in instance and not sub.get("x-inherits"):  # an override: absent keys inherit
             if isinstance(instance[key], list) and isinstance(sub.get("items"), dict):
                 for item in instance[key]:
                     _fill_defaults(item, sub["items"], root)
@@ -237,15 +242,34 @@ def resolve_figure(config: dict, figure: str) -> dict:
     engine.complete(settings, config)
     settings["seed"] = config["seed"]
     settings["precision"] = config["precision"]
-    settings["population"] = copy.deepcopy(config["population"])
+    settings["population"] = canonical_population({**config["population"], **settings.get("population", {})})
     return settings
 
 
 def check_config(config: dict) -> None:
     """Checks across keys, which the JSON schema cannot express; raises ``ConfigError``."""
-    means = config["population"]["means"]
-    if len(set(means)) != len(means):
-        raise ConfigError(f"population.means={means}: class means must be distinct")
+    check_population(config["population"], "population")
     for name in config["figures"]:
         settings = resolve_figure(config, name)
+        if config["figures"][name].get("population"):
+            check_population(settings["population"], f"figures.{name}.population")
         ENGINES[settings["engine"]].check(settings, f"figures.{name}", config)
+
+
+def check_population(population: dict, where: str) -> None:
+    """A population's keys against each other (``where``: its dotted path); the class
+    sizes against n_agents are each figure's (``Engine.check``)."""
+    means = population["means"]
+    if len(set(means)) != len(means):
+        raise ConfigError(f"{where}.means={means}: class means must be distinct")
+    for key in ("sigma", "probabilities", "sizes"):
+        value = population.get(key)
+        if isinstance(value, list) and len(value) != len(means):
+            raise ConfigError(
+                f"{where}.{key} has {len(value)} entries but {where}.means has {len(means)}: give one per class"
+            )
+    if population.get("probabilities") is not None and population.get("sizes") is not None:
+        raise ConfigError(f"{where}: give at most one of {where}.probabilities and {where}.sizes")
+    probabilities = population.get("probabilities")
+    if probabilities is not None and not math.isclose(sum(probabilities), 1.0, rel_tol=0, abs_tol=1e-9):
+        raise ConfigError(f"{where}.probabilities={probabilities} sums to {sum(probabilities)!r}, not 1")

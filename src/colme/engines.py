@@ -39,9 +39,9 @@ from .aggregation import (
     diagnostics_table,
 )
 from .errors import ConfigError
-from .instances import make_instances
+from .instances import make_instances, privacy_ranks, run_agent_means
 from .integrity import load_simulation
-from .populations import UniformClasses
+from .populations import Population
 from .progress import Progress, kernel_seconds
 from .provenance import table_provenance
 from .seeding import run_generator, stream_name
@@ -70,9 +70,32 @@ NO_PAIRS = pd.DataFrame(columns=COVARIANCE_COLUMNS)
 NO_DIAGNOSTICS = pd.DataFrame(columns=DIAGNOSTICS_COLUMNS)
 
 
-def population(settings: dict) -> UniformClasses:
-    spec = settings["population"]
-    return UniformClasses(means=tuple(float(m) for m in spec["means"]), sigma=float(spec["sigma"]))
+def population(settings: dict) -> Population:
+    """The ``Population`` of a figure's settings."""
+    return Population.from_settings(settings["population"])
+
+
+def population_record(population: Population) -> dict:
+    """What a figure's provenance says of its population: means, sigma and L for the
+    papers' uniform set-up (as ever); per class law, sigma, L, support and Bernstein
+    parameter, the assignment and the jitter otherwise."""
+    if population.uniform_law and population.probabilities is None and population.sizes is None \
+            and population.jitter == 0:
+        return {"means": list(population.means), "sigma": population.sigma, "half_width_L": population.half_width}
+    return {
+        "means": list(population.means),
+        "laws": [
+            {"kind": law.kind, "sigma": law.sigma, "half_width_L": law.half_width,
+             "support": [float(x) for x in law.support], "bernstein_beta": law.bernstein_beta,
+             **({"truncation": law.truncation} if law.kind == "truncated_normal" else {}),
+             **({"a": law.a, "b": law.b} if law.kind == "beta" else {}),
+             **({"p": law.p} if law.kind == "two_point" else {})}
+            for law in population.laws
+        ],
+        "probabilities": None if population.probabilities is None else list(population.probabilities),
+        "sizes": None if population.sizes is None else list(population.sizes),
+        "jitter": population.jitter,
+    }
 
 
 def check_names_figure(key: str, name: str, figures: dict, accepts, what: str) -> None:
@@ -214,17 +237,38 @@ class SimulatedEngine(Engine):
         file belongs to the figure whose streams it draws (``stream_name``), so every figure
         drawing those streams (a sensitivity variant, a sweep's points) reads the same file."""
         keys = ("engine", "n_agents", "seed", *self.graph_keys)
+        assignment = {key: settings["population"][key] for key in ("probabilities", "sizes")
+                      if settings["population"].get(key) is not None}
         return {
             **{key: settings[key] for key in keys},
             "n_classes": len(settings["population"]["means"]),
+            **{f"class_{key}": value for key, value in assignment.items()},
         }
 
     def instances(self, params: dict, figure: str, start: int, stop: int) -> dict:
         degree = params["degree"] if "degree" in self.graph_keys else None
         stream = stream_name(params, figure)
         return make_instances(
-            params["n_agents"], params["n_classes"], degree, stream, range(start, stop), params["seed"]
+            params["n_agents"], params["n_classes"], degree, stream, range(start, stop), params["seed"],
+            params.get("class_probabilities"), params.get("class_sizes"),
         )
+
+    def run_streams(self, params: dict, instances: dict, figure: str) -> dict:
+        """Each run's draws beyond its instance and data: true means (``agent_means``, a
+        population with jitter) and privacy ranks (``privacy_ranks``, a figure with privacy
+        mixes; ``has_mixes``), each from the run's own stream; absent when not needed."""
+        stream = stream_name(params, figure)
+        streams = {}
+        means = run_agent_means(population(params), instances["classes"], stream, instances["runs"], params["seed"])
+        if means is not None:
+            streams["agent_means"] = means
+        if self.has_mixes(params):
+            streams["privacy_ranks"] = privacy_ranks(params["n_agents"], stream, instances["runs"], params["seed"])
+        return streams
+
+    def has_mixes(self, params: dict) -> bool:
+        """Whether a figure's curves include privacy mixes (engines that have them)."""
+        return False
 
     def simulate(self, params: dict, instances: dict, figure: str) -> dict:
         """Every curve on one run range's instances: per-run MSE curves and diagnostics.
@@ -236,6 +280,7 @@ class SimulatedEngine(Engine):
         generators = [run_generator(params["seed"], stream, int(run), "data") for run in instances["runs"]]
         diagnostics = np.empty((len(generators), len(spec.curves), len(self.diagnostics), len(spec.t_record)))
         progress = Progress()
+        instances = {**instances, **self.run_streams(params, instances, figure)}
         mse = self.run_kernel(spec, params, instances, generators, diagnostics, progress)
         return {
             "runs": instances["runs"],
@@ -279,11 +324,7 @@ class SimulatedEngine(Engine):
         supplement, extras = self.supplement(spec, instances)
         extras = {
             "curves": [c.name for c in spec.curves],
-            "population": {
-                "means": list(spec.population.means),
-                "sigma": spec.population.sigma,
-                "half_width_L": spec.population.half_width,
-            },
+            "population": population_record(spec.population),
             **extras,
         }
         seconds = sum(float(s["seconds"]) for s in sims)

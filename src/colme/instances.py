@@ -14,18 +14,20 @@ from .seeding import run_generator
 
 
 def make_instances(
-    n_agents: int, n_classes: int, degree: int | None, figure: str, runs: range, root_seed: int
+    n_agents: int, n_classes: int, degree: int | None, figure: str, runs: range, root_seed: int,
+    probabilities=None, sizes=None,
 ) -> dict[str, np.ndarray]:
     """Class assignments, graphs and n_a for a range of runs.
 
-    With a ``degree``: random r-regular graphs, n_a = class-induced component size.
-    Without: all-to-all (no edge list stored), n_a = |C_a|.
+    Classes: ``colme.populations.assign_classes`` (uniform, ``probabilities`` or exact
+    ``sizes``).  With a ``degree``: random r-regular graphs, n_a = class-induced component
+    size.  Without: all-to-all (no edge list stored), n_a = |C_a|.
     """
     runs = np.arange(runs.start, runs.stop)
     classes, edges = [], []
     for run in runs:
         rng = run_generator(root_seed, figure, int(run), "instance")
-        classes.append(assign_classes(n_agents, n_classes, rng))
+        classes.append(assign_classes(n_agents, n_classes, rng, probabilities, sizes))
         if degree is not None:
             edges.append(random_regular_edges(degree, n_agents, rng))
     classes = np.stack(classes)
@@ -39,7 +41,8 @@ def make_instances(
 
 
 def make_family_instances(
-    n_agents: int, n_classes: int, graph: dict, figure: str, runs: range, root_seed: int
+    n_agents: int, n_classes: int, graph: dict, figure: str, runs: range, root_seed: int,
+    probabilities=None, sizes=None,
 ) -> dict[str, np.ndarray]:
     """Class assignments, graphs of the family ``graph`` (``colme.graphs.graph_params``,
     not random_regular) and n_a for a range of runs.
@@ -53,7 +56,7 @@ def make_family_instances(
     classes, edges = [], []
     for run in runs:
         rng = run_generator(root_seed, figure, int(run), "instance")
-        classes.append(assign_classes(n_agents, n_classes, rng))
+        classes.append(assign_classes(n_agents, n_classes, rng, probabilities, sizes))
         edges.append(family_edges(graph, n_agents, rng))
     counts = np.array([len(e) for e in edges], dtype=np.int64)
     padded = np.full((len(runs), int(counts.max(initial=0)), 2), -1, dtype=np.int32)
@@ -64,3 +67,23 @@ def make_family_instances(
         "runs": runs, "classes": np.stack(classes), "edges": padded, "n_edges": counts,
         "component_sizes": sizes,
     }
+
+
+def run_agent_means(population, classes: np.ndarray, figure: str, runs, root_seed: int) -> np.ndarray | None:
+    """Each run's true means (R, M) for a population with jitter, each from the run's
+    population stream; None without jitter (the class means)."""
+    if population.jitter == 0:
+        return None
+    return np.stack([
+        population.agent_means(c, run_generator(root_seed, figure, int(run), "population"))
+        for c, run in zip(classes, runs, strict=True)
+    ])
+
+
+def privacy_ranks(n_agents: int, figure: str, runs, root_seed: int) -> np.ndarray:
+    """Each run's uniformly random permutation of the agents (R, M), from the run's
+    privacy stream: rank r_a assigns agent a its privacy level in every mix of the figure
+    (``colme.ccolme.kernel.Curve.agent_levels``)."""
+    return np.stack([
+        run_generator(root_seed, figure, int(run), "privacy").permutation(n_agents) for run in runs
+    ])

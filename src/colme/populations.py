@@ -1,42 +1,309 @@
-"""Agent populations: class assignments, data laws and class-induced component sizes n_a."""
+"""Agent populations: classes, their data laws, class assignments and the class-induced
+component sizes n_a.
+
+Seed 002 (Sec. II-III) only asks of an agent's law D_a that it have a bounded support, a
+publicly known variance sigma_a^2 and a Bernstein parameter beta_a (Definition 2); its
+experiments (Sec. V, as seed 004's Sec. VII) use three classes, means 1/5, 2/5, 4/5, and
+data uniform on [mu - L, mu + L], L = sigma sqrt 3, sigma = 1/2 for all.  ``Population``
+is that set-up by default and, from the configuration, any number of classes with their
+own sigma, class probabilities or exact sizes, one of four bounded laws and a per-agent
+jitter of the mean.
+"""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
+import numba
 import numpy as np
+from scipy import integrate, special, stats
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
+#: The data laws, each on a bounded support, with the shape keys each reads.
+LAW_SHAPES = {"uniform": (), "truncated_normal": ("truncation",), "beta": ("a", "b"), "two_point": ("p",)}
+
+#: Kernel codes of the laws' samplers (``centred_sample``).
+LAW_CODES = {"uniform": 0, "two_point": 1, "truncated_normal": 2, "beta": 2}
+
+#: Points of the quantile table that samples the truncated normal and Beta laws (linear
+#: interpolation between them; the table is then centred and scaled, ``quantile_table``).
+QUANTILE_POINTS = 4097
+
+#: Moments k = 3..MAX_MOMENT searched for the Bernstein parameter (``bernstein_beta``).
+MAX_MOMENT = 64
+
+
+def uniform_bernstein_beta(half_width: float) -> float:
+    """Bernstein parameter of the uniform law on [mu - L, mu + L]: L / (2 sqrt 5) (seed 002
+    Lemma 2)."""
+    return half_width / (2.0 * math.sqrt(5.0))
+
 
 @dataclass(frozen=True)
-class UniformClasses:
-    """Classes with means ``means`` and data uniform on [mu - L, mu + L], L = sigma sqrt 3.
+class DataLaw:
+    """One class's data law, X = mu + sigma * Y with Y standardised (mean 0, variance 1).
 
-    The paper's set-up (seed 002 Sec. V, seed 004 Sec. VII): means 1/5, 2/5, 4/5 and
-    sigma = 1/2 shared by all classes.
+    ``uniform``: Y uniform on [-sqrt 3, sqrt 3] (seed 002 Sec. V).  ``truncated_normal``:
+    a normal truncated at +-``truncation`` of its own standard deviation, rescaled to
+    variance 1.  ``beta``: Beta(``a``, ``b``) shifted to mean 0 and scaled to variance 1.
+    ``two_point``: 1 - p with probability p and -p otherwise, scaled to variance 1
+    (a Bernoulli(p) sample, centred).
     """
 
-    means: tuple[float, ...] = (0.2, 0.4, 0.8)
+    kind: str = "uniform"
     sigma: float = 0.5
+    truncation: float = 2.0
+    a: float = 2.0
+    b: float = 2.0
+    p: float = 0.5
+
+    def __post_init__(self):
+        if self.kind not in LAW_SHAPES:
+            raise ValueError(f"law kind must be one of {tuple(LAW_SHAPES)}, got {self.kind!r}")
+        if not self.sigma > 0:
+            raise ValueError(f"sigma must be > 0, got {self.sigma!r}")
+
+    @cached_property
+    def _standard(self):
+        """(scipy law of the unscaled variable, its mean, its standard deviation)."""
+        if self.kind == "truncated_normal":
+            law = stats.truncnorm(-self.truncation, self.truncation)
+        elif self.kind == "beta":
+            law = stats.beta(self.a, self.b)
+        elif self.kind == "uniform":
+            law = stats.uniform(-1.0, 2.0)
+        else:
+            law = stats.bernoulli(self.p)
+        return law, float(law.mean()), float(law.std())
+
+    @property
+    def support(self) -> tuple[float, float]:
+        """(low, high) of X - mu: the law's bounded support around its mean."""
+        if self.kind == "uniform":
+            return -self.half_width, self.half_width
+        law, mean, std = self._standard
+        low, high = law.support()
+        if self.kind == "two_point":
+            low, high = 0.0, 1.0
+        return self.sigma * (low - mean) / std, self.sigma * (high - mean) / std
 
     @property
     def half_width(self) -> float:
-        """L = sigma sqrt 3, so that the uniform law has standard deviation sigma."""
-        return self.sigma * math.sqrt(3.0)
+        """Half the support's width: the L of the Laplace mechanism's sensitivity 2L (seed
+        002 Lemma 1).  Uniform: L = sigma sqrt 3, as in Sec. V."""
+        if self.kind == "uniform":
+            return self.sigma * math.sqrt(3.0)
+        low, high = self.support
+        return (high - low) / 2.0
+
+    def centred_moment(self, k: int) -> float:
+        """E[(X - mu)^k], exactly: closed forms (uniform, two-point) or adaptive quadrature
+        of the density (truncated normal, Beta)."""
+        if self.kind == "uniform":
+            return 0.0 if k % 2 else self.half_width**k / (k + 1)
+        law, mean, std = self._standard
+        if self.kind == "two_point":
+            p = self.p
+            standard = p * (1 - p) ** k + (1 - p) * (-p) ** k
+        else:
+            low, high = law.support()
+            standard = integrate.quad(lambda x: (x - mean) ** k * law.pdf(x), low, high, limit=200,
+                                      epsabs=0.0, epsrel=1e-12)[0]
+        return (self.sigma / std) ** k * standard
+
+    @cached_property
+    def bernstein_beta(self) -> float:
+        """The Bernstein parameter beta of Definition 2: the least beta with |E[(X-mu)^k]|
+        <= k!/2 sigma^2 beta^(k-2) for all k >= 2, i.e. max over k >= 3 of
+        (2 |E[(X-mu)^k]| / (k! sigma^2))^(1/(k-2)).
+
+        Uniform: Lemma 2's L/(2 sqrt 5) (the k = 4 term), as the paper uses.  Other laws:
+        the maximum over k = 3..MAX_MOMENT of the exact moments; with |X - mu| <= D the
+        terms beyond are below D (2/k!)^(1/(k-2)), under D/10 for k > 30, and every law
+        here attains its maximum at small k (tested).
+        """
+        if self.kind == "uniform":
+            return uniform_bernstein_beta(self.half_width)
+        return max(self.bernstein_terms())
+
+    def bernstein_terms(self) -> np.ndarray:
+        """(2 |E[(X-mu)^k]| / (k! sigma^2))^(1/(k-2)) for k = 3..MAX_MOMENT."""
+        ks = np.arange(3, MAX_MOMENT + 1)
+        moments = np.array([abs(self.centred_moment(int(k))) for k in ks])
+        with np.errstate(divide="ignore"):
+            logs = np.log(2.0 * moments) - special.gammaln(ks + 1.0) - 2.0 * math.log(self.sigma)
+        return np.exp(logs / (ks - 2.0))
+
+    @cached_property
+    def quantile_table(self) -> np.ndarray:
+        """QUANTILE_POINTS values of the quantile function of X - mu at u = i/(points - 1),
+        for the laws sampled by table (truncated normal, Beta).
+
+        The sampler interpolates linearly between them, i.e. draws from a mixture of
+        uniforms on the cells; the table is then shifted and scaled so that this mixture
+        has mean 0 and variance sigma^2 exactly (a change of order 1e-7 relative), so the
+        simulated law keeps the class's mean and the variance the rules are told.
+        """
+        law, mean, _ = self._standard
+        u = np.linspace(0.0, 1.0, QUANTILE_POINTS)
+        values = law.ppf(u) - mean
+        values[0], values[-1] = law.support()[0] - mean, law.support()[1] - mean
+        left, right = values[:-1], values[1:]
+        table_mean = np.mean((left + right) / 2.0)
+        table_second = np.mean((left * left + left * right + right * right) / 3.0)
+        return (values - table_mean) * (self.sigma / math.sqrt(table_second - table_mean**2))
+
+    def kernel_parameters(self) -> tuple[int, float, float, float]:
+        """(code, a0, a1, a2) of ``centred_sample``: uniform (half-width), two-point
+        (p, the high value, the low value); table laws read ``quantile_table``."""
+        code = LAW_CODES[self.kind]
+        if self.kind == "uniform":
+            return code, self.half_width, 0.0, 0.0
+        if self.kind == "two_point":
+            low, high = self.support
+            return code, self.p, high, low
+        return code, 0.0, 0.0, 0.0
+
+    def sample(self, u: np.ndarray) -> np.ndarray:
+        """X - mu for uniforms ``u`` in [0, 1): the kernels' sampler (``centred_sample``)."""
+        code, a0, a1, a2 = self.kernel_parameters()
+        table = self.quantile_table if code == 2 else np.zeros(2)
+        return np.array([centred_sample(float(x), code, a0, a1, a2, table) for x in np.ravel(u)])
+
+
+@numba.njit(cache=True)
+def centred_sample(u, code, a0, a1, a2, table):
+    """One draw of X - mu from a uniform u in [0, 1) (``DataLaw.kernel_parameters``).
+
+    Code 0 (uniform): a0 (2u - 1), the expression of the paper's kernel, bit for bit;
+    1 (two-point): a1 (the high value) if u < a0 (= p), else a2; 2: the quantile table
+    interpolated linearly at u.
+    """
+    if code == 0:
+        return a0 * (2.0 * u - 1.0)
+    if code == 1:
+        return a1 if u < a0 else a2
+    position = u * (table.shape[0] - 1)
+    cell = min(int(position), table.shape[0] - 2)
+    weight = position - cell
+    return table[cell] + weight * (table[cell + 1] - table[cell])
+
+
+def canonical_population(spec: dict) -> dict:
+    """A ``population`` mapping (schema defaults filled) with every key at its default
+    dropped: means and sigma always; the law and its shape keys unless uniform; the
+    assignment and the jitter when set.  The papers' population keeps the params it had
+    before laws existed, so adding these keys reruns nothing."""
+    canonical = {"means": list(spec["means"]), "sigma": spec["sigma"]}
+    law = spec.get("law") or {"kind": "uniform"}
+    if law["kind"] != "uniform":
+        canonical["law"] = {"kind": law["kind"], **{key: law[key] for key in LAW_SHAPES[law["kind"]] if key in law}}
+    for key in ("probabilities", "sizes"):
+        if spec.get(key) is not None:
+            canonical[key] = list(spec[key])
+    if spec.get("jitter"):
+        canonical["jitter"] = spec["jitter"]
+    return canonical
+
+
+@dataclass(frozen=True)
+class Population:
+    """Classes with means ``means``, one data law each (``laws``), and how agents get them.
+
+    Assignment: i.i.d. uniform over the classes (the papers; ``probabilities`` None),
+    i.i.d. with ``probabilities``, or exact ``sizes`` (a uniformly random arrangement).
+    ``jitter`` > 0 moves each agent's mean by an offset uniform on [-jitter, jitter] (a
+    class then gathers agents with nearby, not equal, means).
+    """
+
+    means: tuple[float, ...] = (0.2, 0.4, 0.8)
+    laws: tuple[DataLaw, ...] = (DataLaw(), DataLaw(), DataLaw())
+    probabilities: tuple[float, ...] | None = None
+    sizes: tuple[int, ...] | None = None
+    jitter: float = 0.0
+
+    def __post_init__(self):
+        if len(self.laws) != len(self.means):
+            raise ValueError(f"{len(self.means)} class means but {len(self.laws)} laws")
+
+    @classmethod
+    def from_settings(cls, spec: dict) -> Population:
+        """The population of a configuration's ``population`` mapping (schema-valid)."""
+        means = tuple(float(m) for m in spec["means"])
+        sigma = spec["sigma"]
+        sigmas = [float(s) for s in sigma] if isinstance(sigma, list) else [float(sigma)] * len(means)
+        law = spec.get("law") or {"kind": "uniform"}
+        shape = {key: float(law[key]) for key in LAW_SHAPES[law["kind"]] if key in law}
+        probabilities, sizes = spec.get("probabilities"), spec.get("sizes")
+        return cls(
+            means=means,
+            laws=tuple(DataLaw(law["kind"], s, **shape) for s in sigmas),
+            probabilities=None if probabilities is None else tuple(float(p) for p in probabilities),
+            sizes=None if sizes is None else tuple(int(n) for n in sizes),
+            jitter=float(spec.get("jitter", 0.0)),
+        )
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.means)
+
+    @property
+    def uniform_law(self) -> bool:
+        """One uniform law and one sigma for every class: the papers' set-up, simulated by
+        their kernels unchanged."""
+        return len(set(self.laws)) == 1 and self.laws[0].kind == "uniform"
+
+    @property
+    def shared_law(self) -> DataLaw:
+        """The law every class shares; ValueError if the classes differ."""
+        if len(set(self.laws)) != 1:
+            raise ValueError("the classes have different laws (per-class sigma): no shared law")
+        return self.laws[0]
+
+    @property
+    def sigma(self) -> float:
+        """The data standard deviation every class shares (ValueError otherwise)."""
+        return self.shared_law.sigma
+
+    @property
+    def half_width(self) -> float:
+        """The support half-width L every class shares (ValueError otherwise)."""
+        return self.shared_law.half_width
+
+    def class_sigmas(self) -> np.ndarray:
+        return np.array([law.sigma for law in self.laws])
 
     def assign(self, n_agents: int, rng: np.random.Generator) -> np.ndarray:
-        """Each agent's class, i.i.d. uniform over the classes (int8 array)."""
-        return assign_classes(n_agents, len(self.means), rng)
+        """Each agent's class (``assign_classes``)."""
+        return assign_classes(n_agents, self.n_classes, rng, self.probabilities, self.sizes)
 
-    def agent_means(self, classes: np.ndarray) -> np.ndarray:
-        """True mean mu_a of every agent."""
-        return np.asarray(self.means, dtype=np.float64)[classes]
+    def agent_means(self, classes: np.ndarray, jitter_rng: np.random.Generator | None = None) -> np.ndarray:
+        """True mean mu_a of every agent: its class mean, plus its jitter offset (drawn from
+        ``jitter_rng``, the run's population stream) when ``jitter`` > 0."""
+        means = np.asarray(self.means, dtype=np.float64)[classes]
+        if self.jitter > 0:
+            if jitter_rng is None:
+                raise ValueError("a population with jitter needs the run's population generator")
+            means = means + self.jitter * (2.0 * jitter_rng.random(len(classes)) - 1.0)
+        return means
 
 
-def assign_classes(n_agents: int, n_classes: int, rng: np.random.Generator) -> np.ndarray:
-    """Each agent's class, i.i.d. uniform over ``n_classes`` classes (int8 array)."""
+def assign_classes(
+    n_agents: int, n_classes: int, rng: np.random.Generator, probabilities=None, sizes=None
+) -> np.ndarray:
+    """Each agent's class (int8 array) from ``rng``: i.i.d. uniform over the classes (one
+    ``rng.integers`` call, the papers' assignment, unchanged), i.i.d. with
+    ``probabilities``, or exactly ``sizes[c]`` agents in class c, arranged by a uniformly
+    random permutation."""
+    if sizes is not None:
+        return np.repeat(np.arange(n_classes, dtype=np.int8), sizes)[rng.permutation(n_agents)]
+    if probabilities is not None:
+        cumulative = np.cumsum(probabilities)
+        draws = rng.random(n_agents) * cumulative[-1]
+        return np.minimum(np.searchsorted(cumulative, draws, side="right"), n_classes - 1).astype(np.int8)
     return rng.integers(0, n_classes, size=n_agents).astype(np.int8)
 
 

@@ -10,7 +10,9 @@ import hashlib
 
 import numpy as np
 
-STREAMS = {"instance": 0, "data": 1}
+#: A run's streams: its instance (classes, graph), its data, its population draws (mean
+#: jitter) and its privacy ranks (who gets which eps of a mix).
+STREAMS = {"instance": 0, "data": 1, "population": 2, "privacy": 3}
 
 
 def figure_key(figure: str) -> int:

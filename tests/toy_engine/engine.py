@@ -12,7 +12,7 @@ import numpy as np
 from colme.engines import SimulatedEngine, population
 from colme.errors import ConfigError
 from colme.plotting import PanelStyle
-from colme.populations import UniformClasses
+from colme.populations import Population
 from colme.timegrid import checked_t_record, figure_grid
 
 
@@ -25,7 +25,7 @@ class LocalCurve:
 class ToySpec:
     n_agents: int
     t_record: np.ndarray
-    population: UniformClasses
+    population: Population
     curves: tuple = (LocalCurve(),)
 
 

@@ -103,7 +103,7 @@ class ConsensusEngine(SimulatedEngine):
             return super().instances(params, figure, start, stop)
         return make_family_instances(
             params["n_agents"], params["n_classes"], params["graph"], stream_name(params, figure),
-            range(start, stop), params["seed"],
+            range(start, stop), params["seed"], params.get("class_probabilities"), params.get("class_sizes"),
         )
 
     def figure_interpretations(self, settings: dict) -> tuple[str, ...]:
@@ -117,9 +117,15 @@ class ConsensusEngine(SimulatedEngine):
 
     def spec(self, params: dict) -> PanelSpec:
         curves = tuple(
-            Curve(rule, float(eps), float(k) if rule == "bernstein" else math.nan)
+            curve
             for rule in params["rules"]
-            for eps, k in zip(params["eps"], params["theta_k"], strict=True)
+            for curve in (
+                *(Curve(rule, float(eps), float(k) if rule == "bernstein" else math.nan)
+                  for eps, k in zip(params["eps"], params["theta_k"], strict=True)),
+                *(Curve(rule, math.nan, float(mix["theta_k"]) if rule == "bernstein" else math.nan,
+                        tuple((float(e), float(share)) for e, share in zip(mix["eps"], mix["shares"], strict=True)))
+                  for mix in params.get("privacy_mixes", ())),
+            )
         )
         return PanelSpec(
             n_agents=params["n_agents"],
@@ -137,7 +143,13 @@ class ConsensusEngine(SimulatedEngine):
 
     def run_kernel(self, spec, params, instances, generators, diagnostics, progress):
         dtype = np.dtype(params["precision"]).type
-        return simulate_runs(spec, instances["classes"], instances["edges"], generators, dtype, diagnostics, progress)
+        return simulate_runs(
+            spec, instances["classes"], instances["edges"], generators, dtype, diagnostics, progress,
+            instances.get("agent_means"), instances.get("privacy_ranks"),
+        )
+
+    def has_mixes(self, params: dict) -> bool:
+        return bool(params.get("privacy_mixes"))
 
     def curve_fields(self, spec, curve):
         return curve_fields(spec, curve)

@@ -30,7 +30,7 @@ import numpy as np
 
 from .._jit import call_kernel, check_distinct
 from ..graphs import csr_neighbours, valid_edges
-from ..populations import UniformClasses
+from ..populations import QUANTILE_POINTS, Population, uniform_bernstein_beta
 from ..privacy import laplace_sigma_dp
 from ..progress import Progress, time_segments
 from ..timegrid import checked_t_record
@@ -43,22 +43,53 @@ from .rules import (
     difference_beta,
     laplace_beta_dp,
     noisy_mean_beta,
-    uniform_bernstein_beta,
 )
+
+
+def eps_text(eps: float) -> str:
+    return "inf" if math.isinf(eps) else f"{eps:g}"
 
 
 @dataclass(frozen=True)
 class Curve:
-    """One curve of a panel: a decision rule at a privacy level."""
+    """One curve of a panel: a decision rule at a privacy level, or at a privacy ``mix``:
+    (eps, share) pairs, the share of the agents at each eps (``agent_levels``)."""
 
     rule: str
-    eps: float
+    eps: float  # NaN for a mix
     theta_k: float = math.nan  # exponent k of theta_t = min(2, 3/t^(1/k)); Bernstein only
+    mix: tuple[tuple[float, float], ...] = ()
 
     @property
     def name(self) -> str:
-        eps = "inf" if math.isinf(self.eps) else f"{self.eps:g}"
-        return f"{self.rule} eps={eps}"
+        if self.mix:
+            return f"{self.rule} eps=" + ",".join(f"{eps_text(eps)}:{100 * share:g}%" for eps, share in self.mix)
+        return f"{self.rule} eps={eps_text(self.eps)}"
+
+    def levels(self, count: int) -> tuple[float, ...]:
+        """The curve's eps per privacy level, padded to ``count`` levels (unused ones)."""
+        levels = tuple(eps for eps, _ in self.mix) or (self.eps,)
+        return levels + (levels[-1],) * (count - len(levels))
+
+    def agent_levels(self, ranks: np.ndarray) -> np.ndarray:
+        """Each agent's privacy level from its rank (a uniformly random permutation of the
+        agents, ``colme.instances.privacy_ranks``): the first share_1 M ranks get the first
+        eps, and so on, with counts rounded by largest remainder.  One permutation per run
+        serves every curve, so mixes of one figure nest and pair run by run."""
+        if not self.mix:
+            return np.zeros(len(ranks), dtype=np.int64)
+        counts = share_counts([share for _, share in self.mix], len(ranks))
+        return np.searchsorted(np.cumsum(counts), ranks, side="right")
+
+
+def share_counts(shares, n_agents: int) -> np.ndarray:
+    """Agents per share: floor(share M), the remainder to the largest fractional parts
+    (the first listed among equal ones)."""
+    exact = np.asarray(shares, dtype=np.float64) * n_agents
+    counts = np.floor(exact).astype(np.int64)
+    order = np.argsort(-(exact - counts), kind="stable")
+    counts[order[: n_agents - int(counts.sum())]] += 1
+    return counts
 
 
 @dataclass(frozen=True)
@@ -71,7 +102,7 @@ class PanelSpec:
     degree: int | None
     curves: tuple[Curve, ...]
     t_record: np.ndarray  # strictly increasing recorded times, last one = t_max
-    population: UniformClasses = UniformClasses()  # noqa: RUF009 - frozen, so shared safely
+    population: Population = Population()  # noqa: RUF009 - frozen, so shared safely
     alpha_schedule: str = "floor10"
     alpha_reset: str = "per_agent"  # a value of rules.ALPHA_RESETS
     weights: str = "eq2"
@@ -83,24 +114,96 @@ class PanelSpec:
     def t_max(self) -> int:
         return int(self.t_record[-1])
 
+    @property
+    def mixed(self) -> bool:
+        """Whether agents differ beyond their means (per-class laws or sigma, or a privacy
+        mix): then the kernel's ``mixed`` variant runs (``kernel_source``)."""
+        return not self.population.uniform_law or any(c.mix for c in self.curves)
+
+    @property
+    def n_levels(self) -> int:
+        """Privacy levels per curve: the largest mix's (1 without mixes)."""
+        return max(len(c.mix) or 1 for c in self.curves)
+
     def curve_arrays(self) -> dict[str, np.ndarray]:
         """Per-curve parameters as arrays for the kernel: rule code, sigma_DP, the Bernstein
-        parameter of a noisy difference (``difference_beta`` of two agents' beta~), k."""
+        parameter of a noisy difference (``difference_beta`` of two agents' beta~), k.
+        sigma_DP and the pair's beta are those of the shared law (NaN in a mixed panel,
+        whose kernel reads ``profile_arrays`` instead)."""
+        arrays = {
+            "rule": np.array([RULES[c.rule] for c in self.curves], dtype=np.int64),
+            "theta_k": np.array([c.theta_k for c in self.curves], dtype=np.float64),
+        }
+        if self.mixed:
+            nan = np.full(len(self.curves), math.nan)
+            return arrays | {"sigma_dp": nan, "beta_pair": nan}
         sigma = self.population.sigma
         half_width = self.population.half_width
         beta = uniform_bernstein_beta(half_width)
         sigma_dp = np.array([laplace_sigma_dp(c.eps, half_width) for c in self.curves])
         beta_bar = [noisy_mean_beta(sigma, beta, s, laplace_beta_dp(s)) for s in sigma_dp]
-        return {
-            "rule": np.array([RULES[c.rule] for c in self.curves], dtype=np.int64),
+        return arrays | {
             "sigma_dp": sigma_dp,
             "beta_pair": np.array(
                 [
-                    difference_beta(b, b, sigma, sigma, s, self.bernstein_beta)
+                    difference_beta(b, b, sigma, sigma, s, s, self.bernstein_beta)
                     for b, s in zip(beta_bar, sigma_dp, strict=True)
                 ]
             ),
-            "theta_k": np.array([c.theta_k for c in self.curves], dtype=np.float64),
+        }
+
+    def profile_noise(self, curves) -> np.ndarray:
+        """sigma_DP (lanes, profiles) of a mixed panel's lane group ``curves``: profile
+        p = class * n_levels + level, the Laplace mechanism of Lemma 1 calibrated to the
+        class law's support (half-width L of ``DataLaw.half_width``)."""
+        levels = self.n_levels
+        return np.array([
+            [laplace_sigma_dp(curve.levels(levels)[p % levels], self.population.laws[p // levels].half_width)
+             for p in range(self.population.n_classes * levels)]
+            for curve in curves
+        ])
+
+    def profile_arrays(self, curves) -> dict[str, np.ndarray]:
+        """The threshold parameters of every (profile, profile) pair per lane, flattened
+        (pair * lanes + lane) for the mixed kernel: both agents' sigma and sigma_DP and the
+        Bernstein parameter of their noisy difference (Sec. III-C1 with each agent's law's
+        beta, ``DataLaw.bernstein_beta``, and beta_DP = sigma_DP/sqrt 2)."""
+        levels = self.n_levels
+        laws = [self.population.laws[p // levels] for p in range(self.population.n_classes * levels)]
+        noise = self.profile_noise(curves)
+        beta_bar = np.array([
+            [noisy_mean_beta(law.sigma, law.bernstein_beta, s, laplace_beta_dp(s)) for law, s in zip(laws, row, strict=True)]
+            for row in noise
+        ])
+        pairs = [(pa, pb) for pa in range(len(laws)) for pb in range(len(laws))]
+        lanes = range(len(curves))
+        def flat(value):
+            return np.array([[value(lane, pa, pb) for lane in lanes] for pa, pb in pairs], dtype=np.float64).reshape(-1)
+        return {
+            "pair_sigma_a": flat(lambda lane, pa, pb: laws[pa].sigma),
+            "pair_sigma_b": flat(lambda lane, pa, pb: laws[pb].sigma),
+            "pair_noise_a": flat(lambda lane, pa, pb: noise[lane, pa]),
+            "pair_noise_b": flat(lambda lane, pa, pb: noise[lane, pb]),
+            "pair_beta": flat(lambda lane, pa, pb: difference_beta(
+                beta_bar[lane, pa], beta_bar[lane, pb], laws[pa].sigma, laws[pb].sigma,
+                noise[lane, pa], noise[lane, pb], self.bernstein_beta)),
+        }
+
+    def agent_profiles(self, curves, classes: np.ndarray, ranks: np.ndarray | None) -> dict[str, np.ndarray]:
+        """Per agent and lane (a * lanes + lane) of a mixed panel's run: the agent's noise
+        level and its profile's row and column offsets in the pair table."""
+        levels = self.n_levels
+        n_profiles = self.population.n_classes * levels
+        lanes = len(curves)
+        ranks = np.zeros(len(classes), dtype=np.int64) if ranks is None else ranks
+        profile = np.stack(
+            [classes.astype(np.int64) * levels + curve.agent_levels(ranks) for curve in curves], axis=1
+        )
+        noise = self.profile_noise(curves)
+        return {
+            "agent_noise": noise[np.arange(lanes)[None, :], profile].reshape(-1),
+            "profile_row": (profile * n_profiles * lanes).astype(np.uint64).reshape(-1),
+            "profile_col": (profile * lanes).astype(np.uint64).reshape(-1),
         }
 
 
@@ -156,6 +259,11 @@ def kernel(
     indptr, upper, neighbour_row, edge_row, offset, same, agent_means, key,
     # The lane group's curves (keys of PanelSpec.curve_arrays).
     rule, sigma_dp, beta_pair, theta_k,
+    # Mixed panels only (``kernel_source(lanes, mixed=True)``; see ``MixedPanel``): each
+    # class's law, each agent's noise level and profile row/column per lane, and the
+    # parameters of each profile pair's threshold per lane.
+    agent_class, law_code, law_a0, law_a1, law_a2, quantiles, agent_noise, profile_row,
+    profile_col, pair_sigma_a, pair_sigma_b, pair_beta, pair_noise_a, pair_noise_b,
     # The panel's population, options and recorded times; this call runs t_first..t_last
     # (t_first = 1 starts the run; a later call resumes it from the scratch arrays).
     half_width, sigma, degree, delta, radius_form, weight_offset, one, block_scale, block_shift,
@@ -164,7 +272,7 @@ def kernel(
     mse_out, diagnostics_out,
     # Scratch: the fields of Workspace.
     accepted, clock, noisy, error, error_next, set_size, inverse_weight, flips, threshold,
-    sample_sum, noise_sum,
+    pair_threshold, sample_sum, noise_sum,
 ):
     n_agents = sample_sum.shape[0]
     zero = one - one
@@ -190,17 +298,23 @@ def kernel(
         # Data and standard noise: sample_sum[a] = sum of x_a - mu_a.
         for a in range(n_agents):
             counter += GOLDEN
-            sample_sum[a] += half_width * (2.0 * mix_uniform(counter) - 1.0)
+            sample_sum[a] += half_width * (2.0 * mix_uniform(counter) - 1.0)  #:shared
+            c = agent_class[a]  #:mixed
+            sample_sum[a] += centred_sample(mix_uniform(counter), law_code[c], law_a0[c], law_a1[c], law_a2[c], quantiles[c])  #:mixed
             counter += GOLDEN
             noise_sum[a] += unit_laplace(mix_uniform(counter))
-        threshold[@] = acceptance_threshold(rule[@], t, theta_k[@], sigma, beta_pair[@], noise_scale@, degree, n_agents, delta, radius_form)
-        limit@ = threshold[@]
+        threshold[@] = acceptance_threshold(rule[@], t, theta_k[@], sigma, sigma, beta_pair[@], noise_scale@, noise_scale@, degree, n_agents, delta, radius_form)  #:shared
+        limit@ = threshold[@]  #:shared
+        for q in range(pair_sigma_a.shape[0] // LANES):  #:mixed
+            rq = np.uint64(q) * LANES  #:mixed
+            pair_threshold[rq + U@] = acceptance_threshold(rule[@], t, theta_k[@], pair_sigma_a[rq + U@], pair_sigma_b[rq + U@], pair_beta[rq + U@], pair_noise_a[rq + U@], pair_noise_b[rq + U@], degree, n_agents, delta, radius_form)  #:mixed
         first = one if t == 1 else zero  # C_a^(0) is empty: everybody changes at t = 1
         for a in range(n_agents):
             ra = np.uint64(a) * LANES
             s = sample_sum[a]
             z = noise_sum[a]
-            noisy[ra + U@] = (s + noise_scale@ * z) * inv_t
+            noisy[ra + U@] = (s + noise_scale@ * z) * inv_t  #:shared
+            noisy[ra + U@] = (s + agent_noise[ra + U@] * z) * inv_t  #:mixed
             set_size[ra + U@] = one
             flips[ra + U@] = first
         # Decision rule chi_a^(t)(b) = chi_b^(t)(a), once per edge {a, b}, from its lower end
@@ -212,11 +326,13 @@ def kernel(
             mine@ = noisy[ra + U@]
             size@ = set_size[ra + U@]
             flip@ = flips[ra + U@]
+            row@ = profile_row[ra + U@]  #:mixed
             for k in range(upper[a], indptr[a + 1]):
                 rb = neighbour_row[k]
                 re = edge_row[k]
                 d = offset[k]
                 same_class = same[k]
+                limit@ = pair_threshold[row@ + profile_col[rb + U@] + U@]  #:mixed
                 now@ = max(one if abs(mine@ - noisy[rb + U@] + d) < limit@ else zero, same_class * oracle@)
                 change@ = abs(now@ - accepted[re + U@])
                 accepted[re + U@] = now@
@@ -299,13 +415,23 @@ MAX_LANES = 16
 #: step (each restarts its alpha clock when alpha_reset is per_agent).
 DIAGNOSTICS = ("same-class edges rejected", "other-class edges accepted", "agents whose C_a changed")
 
-_KERNELS: dict[int, object] = {}
+_KERNELS: dict[tuple[int, bool], object] = {}
 
 
-def kernel_source(lanes: int) -> str:
-    """The kernel's Python source for ``lanes`` curves (lane lines unrolled)."""
+def kernel_source(lanes: int, mixed: bool = False) -> str:
+    """The kernel's Python source for ``lanes`` curves (lane lines unrolled).
+
+    Lines tagged ``#:shared`` are the paper's panels (one law and sigma for all agents, one
+    noise level per curve); ``#:mixed`` lines replace them when agents differ (per-class
+    laws or sigma, privacy mixes): per-agent draws and noise levels, and a threshold per
+    profile pair.  Everything else is one source for both.
+    """
+    keep, drop = ("#:mixed", "#:shared") if mixed else ("#:shared", "#:mixed")
     lines = []
     for line in _TEMPLATE.splitlines():
+        if line.endswith(drop):
+            continue
+        line = line.removesuffix(keep).rstrip()
         if "@" in line:
             lines.extend(line.replace("U@", f"U{c}").replace("@", str(c)) for c in range(lanes))
         else:
@@ -313,20 +439,22 @@ def kernel_source(lanes: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def kernel_module_source(lanes: int) -> str:
-    """A Python module defining ``kernel``, the no-alias compiled kernel for ``lanes`` curves."""
+def kernel_module_source(lanes: int, mixed: bool = False) -> str:
+    """A Python module defining ``kernel``, the no-alias compiled kernel for ``lanes`` curves
+    (``mixed``: agents that differ, ``kernel_source``)."""
     package = __package__ or "colme.ccolme"
     root = package.rpartition(".")[0]
     constants = "\n".join(f"U{c} = np.uint64({c})" for c in range(lanes))
     return (
-        f'"""Generated by {package}.kernel.kernel_module_source({lanes}): do not edit."""\n'
+        f'"""Generated by {package}.kernel.kernel_module_source({lanes}, mixed={mixed}): do not edit."""\n'
         "import numpy as np\n"
         f"from {root}._jit import jit_noalias\n"
         f"from {package}.kernel import _GOLDEN as GOLDEN, _mix_uniform as mix_uniform\n"
         f"from {package}.rules import acceptance_threshold\n"
         f"from {root}.privacy import unit_laplace\n"
+        f"from {root}.populations import centred_sample\n"
         f"LANES = np.uint64({lanes})\n{constants}\n"
-        + kernel_source(lanes)
+        + kernel_source(lanes, mixed)
         + "kernel = jit_noalias(kernel, cache=CACHE, slp_vectorize=True)\n"
     )
 
@@ -340,22 +468,25 @@ def _kernel_folder() -> Path:
     return Path(cache_home) / "colme" / "kernels"
 
 
-def build_kernel(lanes: int, cache: bool = True):
-    """Compile-on-call dispatcher of the kernel for ``lanes`` curves.
+def build_kernel(lanes: int, mixed: bool = False, cache: bool = True):
+    """Compile-on-call dispatcher of the kernel for ``lanes`` curves (``mixed``: agents
+    that differ, ``kernel_source``).
 
     With ``cache``, the generated module is written once to ``_kernel_folder()`` under a
     name hashing its source and the modules it calls, and Numba caches its machine code
     there like any module's: later processes skip the compilation (~4 s per precision).
     Without it, or if the folder is not writable, the source is compiled in memory.
     """
-    source = kernel_module_source(lanes)
-    namespace = {"__name__": f"colme_consensus_kernel_{lanes}"}
+    source = kernel_module_source(lanes, mixed)
+    variant = f"{lanes}{'_mixed' if mixed else ''}"
+    namespace = {"__name__": f"colme_consensus_kernel_{variant}"}
     if cache:
         here = Path(__file__).resolve().parent
         digest = hashlib.sha256(source.encode())
-        for path in (here / "kernel.py", here / "rules.py", here.parent / "privacy.py", here.parent / "_jit.py"):
+        for path in (here / "kernel.py", here / "rules.py", here.parent / "privacy.py", here.parent / "_jit.py",
+                     here.parent / "populations.py"):
             digest.update(path.read_bytes())
-        name = f"consensus_kernel_{lanes}_{digest.hexdigest()[:16]}"
+        name = f"consensus_kernel_{variant}_{digest.hexdigest()[:16]}"
         try:
             path = _kernel_folder() / f"{name}.py"
             if not path.exists():
@@ -370,18 +501,19 @@ def build_kernel(lanes: int, cache: bool = True):
             return module.kernel
         except (OSError, RuntimeError) as error:  # read-only or no home folder
             warnings.warn(f"kernel cache unavailable ({error}); compiling in memory", stacklevel=2)
-    filename = f"<colme.ccolme kernel, {lanes} lanes>"
+    filename = f"<colme.ccolme kernel, {variant} lanes>"
     source = source.replace("cache=CACHE", "cache=False")
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), namespace)
     return namespace["kernel"]
 
 
-def compiled_kernel(lanes: int):
-    """The kernel for ``lanes`` curves, built once per process and lane count."""
-    if lanes not in _KERNELS:
-        _KERNELS[lanes] = build_kernel(lanes)
-    return _KERNELS[lanes]
+def compiled_kernel(lanes: int, mixed: bool = False):
+    """The kernel for ``lanes`` curves (``mixed``: agents that differ), built once per
+    process and variant."""
+    if (lanes, mixed) not in _KERNELS:
+        _KERNELS[lanes, mixed] = build_kernel(lanes, mixed)
+    return _KERNELS[lanes, mixed]
 
 
 def lane_groups(n_curves: int) -> tuple[int, int]:
@@ -414,12 +546,14 @@ class Workspace:
     inverse_weight: np.ndarray  # 1/(|C_a^(t)| + weight offset)
     flips: np.ndarray  # > 0 iff C_a^(t) != C_a^(t-1)
     threshold: np.ndarray  # per lane: the decision rule's threshold at t
+    pair_threshold: np.ndarray  # per profile pair and lane (mixed panels): the same
     sample_sum: np.ndarray  # per agent (float64): running sum of x_a - mu_a
     noise_sum: np.ndarray  # per agent (float64): running sum of standard noise draws
 
     @classmethod
-    def allocate(cls, n_agents: int, n_edges: int, lanes: int, dtype) -> Workspace:
-        """Zeroed arrays, each its own allocation; per-lane state in ``dtype``."""
+    def allocate(cls, n_agents: int, n_edges: int, lanes: int, dtype, n_pairs: int = 1) -> Workspace:
+        """Zeroed arrays, each its own allocation; per-lane state in ``dtype``; ``n_pairs``
+        profile pairs (mixed panels)."""
         def per_agent():
             return np.zeros(n_agents * lanes, dtype=dtype)
 
@@ -433,6 +567,7 @@ class Workspace:
             inverse_weight=per_agent(),
             flips=per_agent(),
             threshold=np.zeros(lanes, dtype=dtype),
+            pair_threshold=np.zeros(n_pairs * lanes, dtype=dtype),
             sample_sum=np.zeros(n_agents),
             noise_sum=np.zeros(n_agents),
         )
@@ -462,8 +597,15 @@ def simulate_runs(
     dtype=np.float32,
     diagnostics: np.ndarray | None = None,
     progress: Progress | None = None,
+    agent_means: np.ndarray | None = None,
+    privacy_ranks: np.ndarray | None = None,
 ) -> np.ndarray:
     """Average MSE (runs, curves, len(t_record)) of Algorithm 1, one instance per run.
+
+    ``agent_means`` (R, M): each run's true means (default: the class means; a population
+    with jitter passes its own, ``colme.instances.run_agent_means``); ``privacy_ranks``
+    (R, M): each run's permutation of the agents that assigns a mix's privacy levels
+    (``Curve.agent_levels``; needed when a curve has a mix).
 
     ``diagnostics`` (runs, curves, len(DIAGNOSTICS), len(t_record)), if given, receives the
     ``DIAGNOSTICS`` of every run and curve at the recorded times.
@@ -485,6 +627,12 @@ def simulate_runs(
     groups, lanes = lane_groups(n_curves)
     padded = groups * lanes
     # Pad the curve axis with copies of the last curve; their results are dropped.
+    padded_curves = spec.curves + (spec.curves[-1],) * (padded - n_curves)
+    unmixed = {  # the mixed kernel's arrays, unread by the shared one
+        name: np.zeros(lanes, dtype=np.uint64 if name.startswith("profile") else np.float64)
+        for name in ("agent_noise", "profile_row", "profile_col", "pair_sigma_a", "pair_sigma_b",
+                     "pair_beta", "pair_noise_a", "pair_noise_b")
+    }
     params = {
         key: np.concatenate([value, np.repeat(value[-1:], padded - n_curves)])
         for key, value in spec.curve_arrays().items()
@@ -498,16 +646,30 @@ def simulate_runs(
     if dtype(spec.t_max + 1) == dtype(spec.t_max):
         raise ValueError(f"t_max={spec.t_max} is beyond the integers {dtype.__name__} holds exactly")
     weight_offset = dtype(WEIGHT_OFFSETS[spec.weights])
-    workspace = Workspace.allocate(spec.n_agents, edges.shape[1], lanes, dtype)
-    kernel = compiled_kernel(lanes)
+    mixed = spec.mixed
+    if any(c.mix for c in spec.curves) and privacy_ranks is None:
+        raise ValueError("a privacy mix needs each run's privacy_ranks")
+    n_profiles = spec.population.n_classes * spec.n_levels if mixed else 1
+    workspace = Workspace.allocate(spec.n_agents, edges.shape[1], lanes, dtype, n_profiles**2)
+    kernel = compiled_kernel(lanes, mixed)
     if progress is not None:
         progress.begin(n_runs * groups * spec.t_max)
     mse = np.empty((n_runs, padded, len(t_record)))
     rates = np.empty((n_runs, padded, len(DIAGNOSTICS), len(t_record)))
     population = spec.population
+    shared = population.laws[0]  # read by the shared kernel only, whose classes all have it
+    laws = [law.kernel_parameters() for law in population.laws]
     panel = {
-        "half_width": population.half_width,
-        "sigma": population.sigma,
+        "half_width": shared.half_width,
+        "sigma": shared.sigma,
+        "law_code": np.array([law[0] for law in laws], dtype=np.int64),
+        "law_a0": np.array([law[1] for law in laws]),
+        "law_a1": np.array([law[2] for law in laws]),
+        "law_a2": np.array([law[3] for law in laws]),
+        "quantiles": np.stack([
+            law.quantile_table if code == 2 else np.zeros(QUANTILE_POINTS)
+            for law, (code, *_) in zip(population.laws, laws, strict=True)
+        ]),
         "delta": float(spec.optimistic_delta),
         "radius_form": OPTIMISTIC_RADII[spec.optimistic_radius],
         "weight_offset": weight_offset,
@@ -518,6 +680,8 @@ def simulate_runs(
         "global_reset": dtype(spec.alpha_reset == "global"),
         "t_record": t_record,
     }
+    pair_tables = {first: spec.profile_arrays(padded_curves[first:first + lanes])
+                   for first in range(0, padded, lanes)} if mixed else {}
     for run in range(n_runs):
         run_edges = valid_edges(edges[run])  # without the padding of unequal edge counts
         indptr, neighbours = csr_neighbours(run_edges, spec.n_agents)
@@ -527,7 +691,7 @@ def simulate_runs(
             np.minimum(heads, neighbours) * spec.n_agents + np.maximum(heads, neighbours),
             return_inverse=True,
         )
-        mu = population.agent_means(classes[run])
+        mu = population.agent_means(classes[run]) if agent_means is None else agent_means[run]
         # Unsigned indices (no negative-index wraparound in the kernel), rows premultiplied.
         graph = {
             "indptr": indptr.astype(np.uint64),
@@ -537,6 +701,7 @@ def simulate_runs(
             "offset": (mu[heads] - mu[neighbours]).astype(dtype),
             "same": (classes[run][heads] == classes[run][neighbours]).astype(dtype),
             "agent_means": mu,
+            "agent_class": classes[run].astype(np.int64),
             "key": np.uint64(run_key(generators[run])),
             "degree": run_degree(spec, len(run_edges)),
         }
@@ -547,6 +712,12 @@ def simulate_runs(
                 "diagnostics_out": np.empty((lanes, len(DIAGNOSTICS), len(t_record))),
             }
             curves = {name: value[group].copy() for name, value in params.items()}
+            group_curves = padded_curves[group]
+            if mixed:
+                curves |= pair_tables[first] | spec.agent_profiles(
+                    group_curves, classes[run], None if privacy_ranks is None else privacy_ranks[run])
+            else:
+                curves |= unmixed
             arguments = graph | curves | panel | outputs | workspace.arguments()
             for t_first, t_last in time_segments(spec.t_max, progress, f"run {run + 1}/{n_runs}"):
                 call_kernel(kernel, arguments | {"t_first": t_first, "t_last": t_last})

@@ -5,8 +5,9 @@ Decentralized Online Personalized Mean Estimation"), Sec. III.  The scalar thres
 functions are compiled with Numba so the simulation kernel (``ccolme.kernel``) and the tests
 call the very same code.
 
-All three rules are symmetric in (a, b) when all agents share the same data standard
-deviation (the paper's set-up), so the mixing matrix of eq. (2) is doubly stochastic.
+All three rules are symmetric in (a, b), also between agents with different data or noise
+levels (a population with per-class sigma, a privacy mix), so the mixing matrix of eq. (2)
+is doubly stochastic.
 """
 
 from __future__ import annotations
@@ -41,11 +42,6 @@ BERNSTEIN_BETAS = ("sec3c1", "sec2d")
 OPTIMISTIC_RADII = {"sqrt_over_all": 0, "sqrt_closed_early": 1}
 
 
-def uniform_bernstein_beta(half_width: float) -> float:
-    """Bernstein parameter of the uniform law on [mu - L, mu + L]: L / (2 sqrt 5) (Lemma 2)."""
-    return half_width / (2.0 * math.sqrt(5.0))
-
-
 def laplace_beta_dp(sigma_dp: float) -> float:
     """Bernstein parameter of Laplace(0, sigma_DP/sqrt 2) noise: sigma_DP/sqrt 2 (Sec. III-B)."""
     return sigma_dp / math.sqrt(2.0)
@@ -69,35 +65,39 @@ def theta_schedule(t, k):
     return min(2.0, 3.0 / t ** (1.0 / k))
 
 
-def difference_beta(beta_bar_a, beta_bar_b, sigma_a, sigma_b, sigma_dp, form="sec3c1"):
+def difference_beta(beta_bar_a, beta_bar_b, sigma_a, sigma_b, sigma_dp_a, sigma_dp_b, form="sec3c1"):
     """Bernstein parameter (times sqrt t) of the noisy difference X~_a - X~_b.
 
     ``sec3c1``: b~_a + b~_b, as z_theta of Sec. III-C1 prints it; ``sec2d``: Sec. II-D's
     beta = min(beta_X + beta_Y, sqrt 2 max(sigma_X, sigma_Y, beta_X, beta_Y)) with
-    sigma_X = sqrt(sigma_a^2 + sigma_DP^2) and beta_X = b~_a (all times sqrt t).
+    sigma_X = sqrt(sigma_a^2 + sigma_DP,a^2) and beta_X = b~_a (all times sqrt t).  Each
+    agent brings its own data and noise levels (a population with per-class sigma, a
+    privacy mix); the paper's panels have them equal.
     """
     total = beta_bar_a + beta_bar_b
     if form == "sec3c1":
         return total
     if form == "sec2d":
-        spread_a = math.sqrt(sigma_a**2 + sigma_dp**2)
-        spread_b = math.sqrt(sigma_b**2 + sigma_dp**2)
+        spread_a = math.sqrt(sigma_a**2 + sigma_dp_a**2)
+        spread_b = math.sqrt(sigma_b**2 + sigma_dp_b**2)
         return min(total, math.sqrt(2.0) * max(spread_a, spread_b, beta_bar_a, beta_bar_b))
     raise ValueError(f"bernstein_beta must be one of {BERNSTEIN_BETAS}, got {form!r}")
 
 
 @numba.njit(cache=True)
-def bernstein_threshold(t, theta, sigma_a, sigma_b, beta_pair, sigma_dp):
+def bernstein_threshold(t, theta, sigma_a, sigma_b, beta_pair, sigma_dp_a, sigma_dp_b):
     """z_theta_t of Sec. III-C1; b is accepted iff |noisy mean difference| < z.
 
     ``z = 2 beta_pair/sqrt t ln(2/theta)
-    + sqrt(sigma_a^2 + sigma_b^2 + 2 sigma_DP^2)/sqrt t sqrt(2 ln(2/theta))``, with
-    ``beta_pair`` the difference's Bernstein parameter (``difference_beta``: b~_a + b~_b as
-    printed).  At theta = 2 the threshold is 0 and nobody is accepted.
+    + sqrt(sigma_a^2 + sigma_b^2 + sigma_DP,a^2 + sigma_DP,b^2)/sqrt t sqrt(2 ln(2/theta))``
+    (the paper's 2 sigma_DP^2 when both agents share one privacy level, bit for bit:
+    s + s = 2 s exactly), with ``beta_pair`` the difference's Bernstein parameter
+    (``difference_beta``: b~_a + b~_b as printed).  At theta = 2 the threshold is 0 and
+    nobody is accepted.
     """
     log_term = math.log(2.0 / theta)
     root_t = math.sqrt(t)
-    spread = math.sqrt(sigma_a**2 + sigma_b**2 + 2.0 * sigma_dp**2)
+    spread = math.sqrt(sigma_a**2 + sigma_b**2 + (sigma_dp_a**2 + sigma_dp_b**2))
     return 2.0 * beta_pair / root_t * log_term + spread / root_t * math.sqrt(2.0 * log_term)
 
 
@@ -118,20 +118,25 @@ def optimistic_radius(t, sigma, sigma_dp, degree, n_agents, delta, closed_early=
 
 
 @numba.njit(cache=True)
-def acceptance_threshold(rule, t, theta_k, sigma, beta_pair, sigma_dp, degree, n_agents, delta, radius_form):
-    """Distance threshold of one curve at time t for agents sharing ``sigma``.
+def acceptance_threshold(rule, t, theta_k, sigma_a, sigma_b, beta_pair, sigma_dp_a, sigma_dp_b, degree, n_agents,
+                         delta, radius_form):
+    """Distance threshold of one curve at time t for a pair of agents with data standard
+    deviations ``sigma_a``, ``sigma_b`` and noise levels ``sigma_dp_a``, ``sigma_dp_b``.
 
     ``beta_pair``: the Bernstein parameter of the difference (``difference_beta``);
-    ``radius_form``: a value of ``OPTIMISTIC_RADII``.  Oracle curves return -1: the kernel
-    accepts them by class, never by distance.  The optimistic rule's ``<=`` and the
-    Bernstein rule's ``<`` differ only on a null event for continuous data, so the kernel
-    uses ``<`` for both.
+    ``radius_form``: a value of ``OPTIMISTIC_RADII``; the optimistic rule accepts within
+    radius(a) + radius(b) (2 radius, bit for bit, for equal agents).  Oracle curves return
+    -1: the kernel accepts them by class, never by distance.  The optimistic rule's ``<=``
+    and the Bernstein rule's ``<`` differ only on a null event for continuous data, so the
+    kernel uses ``<`` for both.
     """
     if rule == 1:
         theta = theta_schedule(t, theta_k)
-        return bernstein_threshold(t, theta, sigma, sigma, beta_pair, sigma_dp)
+        return bernstein_threshold(t, theta, sigma_a, sigma_b, beta_pair, sigma_dp_a, sigma_dp_b)
     if rule == 2:
-        return 2.0 * optimistic_radius(t, sigma, sigma_dp, degree, n_agents, delta, radius_form == 1)
+        closed_early = radius_form == 1
+        return (optimistic_radius(t, sigma_a, sigma_dp_a, degree, n_agents, delta, closed_early)
+                + optimistic_radius(t, sigma_b, sigma_dp_b, degree, n_agents, delta, closed_early))
     return -1.0
 
 

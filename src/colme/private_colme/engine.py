@@ -58,6 +58,22 @@ def panel_spec(params: dict, oracle: bool) -> ColmeSpec:
     )
 
 
+def check_population(settings: dict, where: str, assignment: bool) -> None:
+    """Seed 004's engines know one uniform law and one sigma for all agents with equal
+    means within a class; the simulated panel (``assignment``) also any class assignment,
+    the exact oracle (binomial class counts) only the uniform one."""
+    population = settings["population"]
+    unsupported = [key for key in ("law", "jitter") if key in population]
+    unsupported += ["sigma"] if isinstance(population["sigma"], list) else []
+    unsupported += [] if assignment else [key for key in ("probabilities", "sizes") if key in population]
+    if unsupported:
+        raise ConfigError(
+            f"{where}: population key(s) {unsupported} (global population or {where}.population) "
+            f"are Private-C-ColME only; this engine allows {['means', 'sigma'] + (['probabilities', 'sizes'] if assignment else [])}"
+            " with one uniform law and one sigma"
+        )
+
+
 def check_panel(settings: dict, where: str) -> None:
     """Privacy parameters and curves a Private-ColME panel can actually run with."""
     for index, curve in enumerate(settings.get("curves") or ()):
@@ -93,6 +109,7 @@ class PrivateColmeEngine(SimulatedEngine):
 
     def check(self, settings, where, config):
         check_panel(settings, where)
+        check_population(settings, where, assignment=True)
 
     def numeric_params(self, settings: dict) -> dict:
         params = super().numeric_params(settings)
@@ -158,6 +175,7 @@ class OracleEngine(Engine):
 
     def check(self, settings, where, config):
         check_panel(settings, where)
+        check_population(settings, where, assignment=False)
 
     def spec(self, params: dict) -> ColmeSpec:
         return panel_spec(params, oracle=True)

@@ -24,7 +24,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from .._jit import call_kernel, check_distinct, jit_noalias
-from ..populations import UniformClasses
+from ..populations import Population
 from ..privacy import gaussian_sigma_dp, laplace_sigma_dp, unit_laplace
 from ..progress import Progress, time_segments
 from ..timegrid import checked_t_record
@@ -92,7 +92,7 @@ class ColmeSpec:
     pm2_split: int | None = None  # PM-II's (eps, delta) divisor; None: floor(log2 t_max) + 1
     theta0: float = 0.05
     retest: str = "query"
-    population: UniformClasses = UniformClasses()  # noqa: RUF009 - frozen, so shared safely
+    population: Population = Population()  # noqa: RUF009 - frozen, so shared safely
     pm2_variance: str = "mechanism"  # analytic curves: the mechanism's Var[T] or eq. (21) as printed
     bayes_prior: str = "uninformative"  # eq. (19) prior; footnote 3: jeffreys, flat
     welch_dof: str = "t_kappa"  # Sch-Var-2's Welch degrees of freedom: t_kappa - 1 (as printed) or kappa - 1
