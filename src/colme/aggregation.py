@@ -87,7 +87,7 @@ def aggregate_table(
     mse = concatenate_runs(sims, "mse")
     t = sims[0]["t"].astype(np.int64)
     sizes = concatenate_runs(instances, "component_sizes")
-    sigma = spec.population.sigma
+    sigma = float(spec.population.class_sigmas()[0])
     frames = []
     mean, se = mean_se(mse)
     for index, curve in enumerate(spec.curves):
@@ -104,9 +104,16 @@ def aggregate_table(
                 }
             )
         )
-    local = local_mse(t, sigma)
-    frames.append(analytic_frame("Local", "local", math.nan, t, local, np.zeros_like(local), 0))
-    ideal_per_instance = np.array([ideal_mse(1.0, sigma, n) for n in sizes])
+    sigmas = spec.population.class_sigmas()
+    if np.all(sigmas == sigmas[0]):
+        local = local_mse(t, sigma)
+        frames.append(analytic_frame("Local", "local", math.nan, t, local, np.zeros_like(local), 0))
+        ideal_per_instance = np.array([ideal_mse(1.0, sigma, n) for n in sizes])
+    else:  # per-class sigma: Propositions 1 and 2 agent by agent, averaged over the instances
+        variances = sigmas[concatenate_runs(instances, "classes")] ** 2
+        coef, coef_se = mean_se(variances.mean(axis=1)[:, None])
+        frames.append(analytic_frame("Local", "local", math.nan, t, coef / t, coef_se / t, len(sizes)))
+        ideal_per_instance = (variances / sizes).mean(axis=1)
     coef, coef_se = mean_se(ideal_per_instance[:, None])
     frames.append(analytic_frame("Ideal", "ideal", math.nan, t, coef / t, coef_se / t, len(sizes)))
     frames.extend(analytic_frames(spec, t, sizes))

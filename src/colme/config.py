@@ -251,8 +251,15 @@ def check_config(config: dict) -> None:
     check_population(config["population"], "population")
     for name in config["figures"]:
         settings = resolve_figure(config, name)
-        if config["figures"][name].get("population"):
-            check_population(settings["population"], f"figures.{name}.population")
+        where = f"figures.{name}.population" if config["figures"][name].get("population") else "population"
+        if where != "population":
+            check_population(settings["population"], where)
+        sizes = settings["population"].get("sizes")
+        if sizes is not None and "n_agents" in settings and sum(sizes) != settings["n_agents"]:
+            raise ConfigError(
+                f"{where}.sizes={sizes} sums to {sum(sizes)}, but figures.{name}.n_agents={settings['n_agents']}: "
+                "the class sizes must add up to the number of agents"
+            )
         ENGINES[settings["engine"]].check(settings, f"figures.{name}", config)
 
 

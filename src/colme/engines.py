@@ -98,6 +98,24 @@ def population_record(population: Population) -> dict:
     }
 
 
+def population_summary(spec: dict) -> str:
+    """One line for a subtitle naming what a (canonical) population changes from the
+    papers' (empty for theirs): law, per-class sigma, assignment, jitter."""
+    parts = []
+    if "law" in spec:
+        shape = ", ".join(f"{k} {v:g}" for k, v in spec["law"].items() if k != "kind")
+        parts.append(f"{spec['law']['kind']} data" + (f" ({shape})" if shape else ""))
+    if isinstance(spec["sigma"], list):
+        parts.append("sigma " + "/".join(f"{s:g}" for s in spec["sigma"]))
+    if "probabilities" in spec:
+        parts.append("class probabilities " + "/".join(f"{p:g}" for p in spec["probabilities"]))
+    if "sizes" in spec:
+        parts.append("class sizes " + "/".join(str(n) for n in spec["sizes"]))
+    if spec.get("jitter"):
+        parts.append(f"mean jitter {spec['jitter']:g}")
+    return ", ".join(parts)
+
+
 def check_names_figure(key: str, name: str, figures: dict, accepts, what: str) -> None:
     """A view's key (``key``, a dotted path) must name a configured figure that ``accepts``
     (a predicate on figure names); else ``ConfigError`` naming the key, ``what`` it must

@@ -80,15 +80,22 @@ def oracle_expected_mse(
 
     v = sigma^2 + sigma_DP^2.  Agents with n_a <= 2 take the final if/else branch of
     Algorithm 1 (local mean, MSE sigma^2/t).  Cost O(t_max M^3): for tests and small M.
+
+    Agents may differ: ``sigma`` and ``sigma_dp`` may be per-agent arrays (per-class
+    laws, privacy mixes), so v I becomes diag(v); and when the means differ within a class
+    (jitter) the mean gains the drift alpha_t (W mu - mu) of consensus towards the
+    neighbours' means: m_t = alpha_t W m_{t-1} + alpha_t (W - I) mu.
     """
     t_record = np.asarray(t_record, dtype=np.int64)
     t_max = int(t_record[-1])
     weights = oracle_mixing_matrix(edges, classes, weight_offset)
     alpha = alpha_table(alpha_schedule, t_max)
     n_agents = classes.shape[0]
-    variance = sigma**2 + sigma_dp**2
-    identity = np.eye(n_agents)
-    mean = -np.asarray(agent_means, dtype=np.float64)
+    sigma = np.broadcast_to(np.asarray(sigma, dtype=np.float64), (n_agents,))
+    variance = np.diag(sigma**2 + np.broadcast_to(np.asarray(sigma_dp, dtype=np.float64), (n_agents,)) ** 2)
+    mu = np.asarray(agent_means, dtype=np.float64)
+    drift = weights @ mu - mu
+    mean = -mu
     cov = np.zeros((n_agents, n_agents))
     cross = np.zeros((n_agents, n_agents))
     fallback = np.asarray(component_sizes) <= 2
@@ -99,12 +106,12 @@ def oracle_expected_mse(
         gain = (1.0 - step) / t
         mixed_cross = weights @ cross
         cov = (
-            gain**2 * t * variance * identity
+            gain**2 * t * variance
             + gain * step * (mixed_cross + mixed_cross.T)
             + step**2 * weights @ cov @ weights.T
         )
-        cross = gain * t * variance * identity + step * mixed_cross
-        mean = step * weights @ mean
+        cross = gain * t * variance + step * mixed_cross
+        mean = step * (weights @ mean + drift)
         if t == t_record[next_record]:
             per_agent = np.where(fallback, sigma**2 / t, np.diag(cov) + mean**2)
             out[next_record] = per_agent.mean()

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..engines import SimulatedEngine, population, stream_name, wall_minutes
+from ..engines import SimulatedEngine, population, population_summary, stream_name, wall_minutes
 from ..errors import ConfigError
 from ..graphs import FAMILY_KEYS, expected_mean_degree, graph_params, graph_problem
 from ..instances import make_family_instances
 from ..timegrid import figure_grid
-from .choices import CHOICES, graph_choice
+from .choices import CHOICES, graph_choice, population_choices
 from .kernel import DIAGNOSTICS, Curve, PanelSpec, simulate_runs
 from .tables import bound_table, curve_fields, theorem1_frames
 
@@ -39,6 +39,13 @@ class ConsensusEngine(SimulatedEngine):
                 f"{where}.theta_k has {len(settings['theta_k'])} entries but eps has "
                 f"{len(settings['eps'])}: give one Bernstein exponent k per eps"
             )
+        for index, mix in enumerate(settings.get("privacy_mixes", ())):
+            key = f"{where}.privacy_mixes[{index}]"
+            if len(mix["shares"]) != len(mix["eps"]):
+                raise ConfigError(f"{key}.shares has {len(mix['shares'])} entries but {key}.eps has "
+                                  f"{len(mix['eps'])}: give one share per eps")
+            if not math.isclose(sum(mix["shares"]), 1.0, rel_tol=0, abs_tol=1e-9):
+                raise ConfigError(f"{key}.shares={mix['shares']} sums to {sum(mix['shares'])!r}, not 1")
         graph = settings.get("graph") or {"family": "random_regular"}
         if graph["family"] != "random_regular":
             self.check_graph(graph, settings["n_agents"], f"{where}.graph")
@@ -108,7 +115,11 @@ class ConsensusEngine(SimulatedEngine):
 
     def figure_interpretations(self, settings: dict) -> tuple[str, ...]:
         graph = self.graph(settings)
-        return self.interpretations + ((graph_choice(graph),) if graph is not None else ())
+        return (
+            self.interpretations
+            + ((graph_choice(graph),) if graph is not None else ())
+            + population_choices(population(settings), self.has_mixes(settings))
+        )
 
     def provenance(self, figure: str, params: dict, extras: dict) -> dict:
         meta = super().provenance(figure, params, extras)
@@ -179,6 +190,9 @@ class ConsensusEngine(SimulatedEngine):
         for key, printed in (("optimistic_radius", "sqrt_over_all"), ("bernstein_beta", "sec3c1")):
             if settings.get(key, printed) != printed:
                 line += f", {key} {settings[key]}"
+        population_line = population_summary(settings["population"])
+        if population_line:
+            line += f"\n{population_line}"  # a line of its own
         graph = self.graph(settings)
         if graph is not None:
             shown = ", ".join(f"{key} {value:g}" if isinstance(value, float) else f"{key} {value}"

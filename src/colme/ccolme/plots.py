@@ -18,18 +18,32 @@ def _eps_label(eps: float) -> str:
     return r"$\epsilon=\infty$" if math.isinf(eps) else rf"$\epsilon={eps:g}$"
 
 
+def _privacy(rows: pd.DataFrame):
+    """A curve's privacy: its eps, or its mix's label (column ``eps_mix``)."""
+    mix = rows["eps_mix"].iloc[0] if "eps_mix" in rows else None
+    return mix if isinstance(mix, str) else rows["eps"].iloc[0]
+
+
+def _privacy_label(privacy) -> str:
+    if isinstance(privacy, str):
+        return r"$\epsilon$ mix " + privacy.replace("inf", r"$\infty$").replace("%", r"\%")
+    return _eps_label(privacy)
+
+
 def panel_style(table: pd.DataFrame) -> PanelStyle:
     simulated = table[table["kind"] == "simulated"]
-    eps_values = sorted(simulated["eps"].unique())
-    colours = palette(eps_values)
+    privacy = {name: _privacy(rows) for name, rows in simulated.groupby("curve", sort=False)}
+    levels = sorted({p for p in privacy.values() if not isinstance(p, str)})
+    levels += list(dict.fromkeys(p for p in privacy.values() if isinstance(p, str)))  # mixes, as listed
+    colours = palette(levels)
     lines = {
-        name: (colours[rows["eps"].iloc[0]], RULE_STYLES.get(rows["rule"].iloc[0], "-"))
+        name: (colours[privacy[name]], RULE_STYLES.get(rows["rule"].iloc[0], "-"))
         for name, rows in simulated.groupby("curve")
     }
-    handles = [plt.Line2D([], [], color=colours[e], lw=2, label=_eps_label(e)) for e in eps_values]
+    handles = [plt.Line2D([], [], color=colours[p], lw=2, label=_privacy_label(p)) for p in levels]
     rules = [r for r in RULE_STYLES if r in set(simulated["rule"])]
     handles += [plt.Line2D([], [], color="k", ls=RULE_STYLES[r], label=r) for r in rules]
-    eps_colours = {_eps_label(e): colours[e] for e in eps_values}
+    eps_colours = {_eps_label(e): colours[e] for e in levels if not isinstance(e, str)}
     bands = [
         (rows, eps_colours.get(_eps_label(eps), "grey"))
         for eps, rows in table[table["rule"] == "theorem1"].groupby("eps")

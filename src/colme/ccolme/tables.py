@@ -14,15 +14,29 @@ from .kernel import Curve, PanelSpec
 
 
 def curve_fields(spec: PanelSpec, curve: Curve) -> dict:
-    """The table columns describing a Private-C-ColME curve (beyond its name)."""
+    """The table columns describing a Private-C-ColME curve (beyond its name): rule and
+    eps; a mix's curve has eps NaN and its mix in ``eps_mix`` (e.g. "1:20%,inf:80%")."""
+    if curve.mix:
+        return {"rule": curve.rule, "eps": curve.eps, "eps_mix": curve.name.partition("eps=")[2]}
     return {"rule": curve.rule, "eps": curve.eps}
 
 
+def closed_forms_apply(spec: PanelSpec) -> bool:
+    """Theorem 1 and Corollary 1 assume one sigma, one support (so one sigma_DP per eps)
+    and equal means within a class: a population with one shared law and no jitter.  Mix
+    curves, whose agents have different sigma_DP, get neither."""
+    population = spec.population
+    return len(set(population.laws)) == 1 and population.jitter == 0
+
+
 def theorem1_coefficients(spec: PanelSpec, sizes: np.ndarray) -> dict[float, tuple[float, float]]:
-    """Per eps: t times Theorem 1's asymptote, mean and standard error over the instances."""
+    """Per eps: t times Theorem 1's asymptote, mean and standard error over the instances
+    (none where ``closed_forms_apply`` says the theorem does not)."""
     factor = ALPHA_FACTOR[spec.alpha_schedule]
     out = {}
-    for eps in sorted({c.eps for c in spec.curves}):
+    if not closed_forms_apply(spec):
+        return out
+    for eps in sorted({c.eps for c in spec.curves if not c.mix}):
         sigma_dp = laplace_sigma_dp(eps, spec.population.half_width)
         per_instance = np.array(
             [theorem1_coefficient(n, spec.population.sigma, sigma_dp, factor) for n in sizes]
@@ -50,6 +64,9 @@ def bound_table(spec: PanelSpec, instances: list[dict]) -> pd.DataFrame:
     ``gain_predicted`` = sigma_DP^2 < ratio of means (Corollary 1's condition).
     """
     sizes = concatenate_runs(instances, "component_sizes")
+    columns = ["quantity", "eps", "value", "se", "gain_predicted", "runs"]
+    if not closed_forms_apply(spec):
+        return pd.DataFrame(columns=columns)
     sigma = spec.population.sigma
     terms = np.array([corollary1_terms(n, sigma) for n in sizes])
     with np.errstate(divide="ignore", invalid="ignore"):  # no agent with a classmate: NaN
