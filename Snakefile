@@ -28,5 +28,4 @@ rule all:
     default_target: True
     input:
         figure_targets(),
-        "results/claims.csv",
-        "results/claims.md",
+        claim_targets(),

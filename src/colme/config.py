@@ -249,6 +249,11 @@ def resolve_figure(config: dict, figure: str) -> dict:
 def check_config(config: dict) -> None:
     """Checks across keys, which the JSON schema cannot express; raises ``ConfigError``."""
     check_population(config["population"], "population")
+    for index, target in enumerate(config.get("targets") or ()):
+        if target not in config["figures"]:
+            raise ConfigError(
+                f"config key targets[{index}]: {target!r} is not a configured figure; configured: {sorted(config['figures'])}"
+            )
     for name in config["figures"]:
         settings = resolve_figure(config, name)
         where = f"figures.{name}.population" if config["figures"][name].get("population") else "population"

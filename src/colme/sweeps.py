@@ -109,7 +109,7 @@ def point_config(config: dict, sweep: dict, point: dict, global_keys) -> dict:
     """A configuration holding one point as its only figure: the base's entry with the
     sweep's ``set`` and the point's values applied (keys the figure does not have, such as
     ``population.sigma``, at the top level)."""
-    trial = {key: copy.deepcopy(value) for key, value in config.items() if key != "figures"}
+    trial = {key: copy.deepcopy(value) for key, value in config.items() if key not in ("figures", "targets")}
     entry = copy.deepcopy(config["figures"][sweep["base"]])
     for key, value in [*sweep["set"].items(), *point["set"].items()]:
         head = key.split(".")[0]

@@ -267,14 +267,22 @@ def report_labels(kind):
 DIAGNOSED = [f for f in FIGURES if ENGINES[SETTINGS[f]["engine"]].diagnostics]
 
 
+#: What the default target builds: every figure and the claims, or only `targets`.
+TARGETS = validated["targets"] or FIGURES
+
+
 def figure_targets():
     return expand(
-        "results/figures/{figure}.{ext}", figure=FIGURES, ext=("pdf", "png")
+        "results/figures/{figure}.{ext}", figure=TARGETS, ext=("pdf", "png")
     ) + expand(
         "results/figures/{figure}_diagnostics.{ext}",
-        figure=DIAGNOSED,
+        figure=[f for f in DIAGNOSED if f in TARGETS],
         ext=("pdf", "png"),
     )
+
+
+def claim_targets():
+    return [] if validated["targets"] else ["results/claims.csv", "results/claims.md"]
 
 
 if workflow.is_main_process:  # not in each cluster job's own Snakemake
