@@ -45,10 +45,11 @@ FIGURE_KEYS = {
         "optimistic_delta": "simulate", "alpha_schedule": "simulate", "alpha_reset": "simulate",
         "optimistic_radius": "simulate", "bernstein_beta": "simulate",
         "weights": "simulate", "t_max": "simulate", "grid.linear": "simulate", "grid.log": "simulate",
+        "privacy_mixes": "simulate", "population": "simulate",  # a law: see POPULATION_EDITS
         "title": "figure",
     },
     "colme": {
-        "n_agents": "instances",
+        "n_agents": "instances", "population": "instances",  # class probabilities
         "eps": "simulate", "delta": "simulate", "pm2_split": "simulate", "theta0": "simulate",
         "retest": "simulate", "oracle": "simulate", "bayes_prior": "simulate", "t_max": "simulate",
         "welch_dof": "simulate", "schvar2_first_interval": "simulate",
@@ -88,6 +89,8 @@ TOP_KEYS = {
                     "pricer": None},
     "grid_log": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
                  "pricer": None},
+    # which figures the default target builds: no job's params
+    "targets": {"ccolme": None, "colme": None, "oracle": None, "zoom": None, "scaling": None, "pricer": None},
 }
 
 
@@ -178,6 +181,14 @@ def leaf_cases():
             if key == "graph":  # the shipped figures' random regular graph -> a ring lattice
                 assert settings["graph"] == {"family": "random_regular"}, figure
                 yield figure, "graph.family", ("figures", figure, "graph"), {"family": "ring_lattice", "k": 4}
+                continue
+            if key == "privacy_mixes":
+                yield figure, key, ("figures", figure, key), [{"eps": [1, math.inf], "shares": [0.2, 0.8]}]
+                continue
+            if key == "population":  # the figure's own population over the global one
+                override = {"law": {"kind": "beta", "a": 2, "b": 5}} if settings["engine"] == "ccolme" \
+                    else {"probabilities": [0.5, 0.25, 0.25]}
+                yield figure, key, ("figures", figure, key), override
                 continue
             if key == "grid":
                 for part in ("linear", "log"):
@@ -276,11 +287,12 @@ def engine_kind(figure: str) -> str:
 TOP_EDITS = {
     "seed": ("seed",), "precision": ("precision",), "population.sigma": ("population", "sigma"),
     "population.means": ("population", "means"), "population.means+": ("population", "means"),
-    "t_max": ("t_max",), "grid_linear": ("grid_linear",), "grid_log": ("grid_log",),
+    "t_max": ("t_max",), "grid_linear": ("grid_linear",), "grid_log": ("grid_log",), "targets": ("targets",),
 }
 TOP_VALUES = {
     "seed": 7, "precision": "float64", "population.sigma": 0.3, "population.means": [0.1, 0.4, 0.8],
     "population.means+": [0.2, 0.4, 0.6, 0.8], "t_max": 1000, "grid_linear": 11, "grid_log": 7,
+    "targets": ["fig1_r5"],
 }
 
 
@@ -448,3 +460,60 @@ def test_editing_an_edge_list_file_reruns_its_figure(edge_file):
     assert {f for f, _ in changed} == {"edge_list"}
     edge_file.write_text(edge_file.read_text())  # the same content again: nothing changes
     assert job_params(base) == after
+
+
+# --- Populations (issue 19): every population key reruns exactly what it feeds ------------
+
+#: Per key of a population (global or a figure's own), a valid edit and the earliest stage
+#: it reruns for a Private-C-ColME figure (the class assignment feeds the instances; the
+#: laws, sigma and jitter only the data, so the chunks).
+POPULATION_EDITS = {
+    "law": ({"kind": "truncated_normal", "truncation": 2.0}, "simulate"),
+    "law.shape": ({"kind": "beta", "a": 2.0, "b": 3.0}, "simulate"),  # from Beta(2, 5)
+    "sigma": ([0.4, 0.5, 0.6], "simulate"),
+    "probabilities": ([0.5, 0.3, 0.2], "instances"),
+    "sizes": ([10, 10, 16], "instances"),
+    "jitter": (0.01, "simulate"),
+    "means": ([0.1, 0.4, 0.8], "simulate"),
+}
+
+
+def population_config() -> dict:
+    figure = {"n_agents": 36, "degree": 4, "eps": [1], "theta_k": [6], "t_max": 50, "runs": 4, "chunk_runs": 2,
+              "grid": {"linear": 5, "log": 3}}
+    return {"seed": 3, "figures": {
+        "plain": dict(figure),
+        "own": {**figure, "population": {"law": {"kind": "beta", "a": 2.0, "b": 5.0}}},
+    }}
+
+
+def population_jobs(config):
+    validated = validate_config(config)
+    jobs = {}
+    for figure in validated["figures"]:
+        settings = resolve_figure(validated, figure)
+        for stage in ("instances", "simulate"):
+            jobs[figure, stage] = canonical_json(stage_params(settings, stage, 0, 2))
+    return jobs
+
+
+@pytest.mark.parametrize("key", sorted(POPULATION_EDITS))
+def test_population_keys_rerun_exactly_their_stage(key):
+    """An edit of the figure ``own``'s population reruns its earliest stage and nothing of
+    the figure ``plain``, which keeps the global population."""
+    value, expected = POPULATION_EDITS[key]
+    base = population_config()
+    config = copy.deepcopy(base)
+    config["figures"]["own"]["population"][key.split(".")[0]] = value
+    before, after = population_jobs(base), population_jobs(config)
+    changed = [stage for stage in ("instances", "simulate") if before["own", stage] != after["own", stage]]
+    assert changed and changed[0] == expected, (key, changed)
+    assert all(before["plain", stage] == after["plain", stage] for stage in ("instances", "simulate"))
+
+
+def test_papers_population_keeps_its_params():
+    """The defaults of the new population keys enter no params: the shipped figures' population
+    is {means, sigma} as before laws existed, so adding the keys reran nothing."""
+    for figure in VALIDATED:
+        settings = resolve_figure(validate_config(SHIPPED), figure)
+        assert settings["population"] == {"means": [0.2, 0.4, 0.8], "sigma": 0.5}, figure

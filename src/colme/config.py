@@ -154,6 +154,12 @@ def _deep_merge(base: dict, overrides: dict) -> dict:
     return merged
 
 
+def update_config(config: dict, overrides: dict) -> dict:
+    """``config`` with ``overrides`` merged in as ``snakemake --configfile`` does (nested
+    mappings key by key, anything else replaced)."""
+    return _deep_merge(config, overrides)
+
+
 def expand_derived(figures: dict) -> dict:
     """Figures declared as ``derived_from: <figure>`` plus overrides, written out in full.
 

@@ -33,14 +33,15 @@ import pandas as pd
 import yaml
 
 from .claims import INDEPENDENT, diagnosis_counts, model_dependent
-from .config import resolve_figure, validate_config
+from .config import resolve_figure, update_config, validate_config
 from .provenance import atomic_write_text, canonical_json, host_cpu, vector_isa
 from .registry import ENGINES
 
 
 def published_figures(config: dict) -> tuple[list[str], list[str]]:
-    """(figures, figures with a diagnostics figure) of a validated configuration."""
-    figures = sorted(config["figures"])
+    """(figures, figures with a diagnostics figure) of a validated configuration: its
+    ``targets`` (an experiment's), else all."""
+    figures = sorted(config.get("targets") or config["figures"])
     diagnosed = [f for f in figures if ENGINES[resolve_figure(config, f)["engine"]].diagnostics]
     return figures, diagnosed
 
@@ -95,17 +96,12 @@ def publish(results: Path, dest: Path, config: dict, wall_seconds: float | None,
     for name in ("claims.md", "claims.csv", "sensitivity.md", "sensitivity.csv"):
         if (results / name).exists():
             shutil.copy2(results / name, dest / name)
-    claims = pd.read_csv(results / "claims.csv")
     build = {
         "preset": config["preset"],
         "seed": config["seed"],
         "figures": figures,
         "diagnostics_figures": diagnosed,
-        "claims": len(claims),
-        "verdicts": claims["verdict"].value_counts().sort_index().to_dict(),
-        **diagnosis_counts(claims),
-        "verdicts_independent_se": claims["verdict" + INDEPENDENT].value_counts().sort_index().to_dict(),
-        "error_model_dependent": list(model_dependent(claims)["id"]),
+        **(claim_counts(pd.read_csv(results / "claims.csv")) if not config.get("targets") else {}),
         "wall_seconds": wall_seconds,
         "cores": cores,
         "compute_seconds": round(compute, 1),
@@ -116,16 +112,32 @@ def publish(results: Path, dest: Path, config: dict, wall_seconds: float | None,
     return build
 
 
+def claim_counts(claims: pd.DataFrame) -> dict:
+    """What build.json says of a build's claims (an experiment's build has none)."""
+    return {
+        "claims": len(claims),
+        "verdicts": claims["verdict"].value_counts().sort_index().to_dict(),
+        **diagnosis_counts(claims),
+        "verdicts_independent_se": claims["verdict" + INDEPENDENT].value_counts().sort_index().to_dict(),
+        "error_model_dependent": list(model_dependent(claims)["id"]),
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", type=Path, help="a finished build's results/ folder")
     parser.add_argument("dest", type=Path, help="where to publish, e.g. docs/paper")
     parser.add_argument("--config", type=Path, default=Path("config.yaml"))
+    parser.add_argument("--configfile", type=Path, default=None,
+                        help="an experiment's file merged over --config, as snakemake --configfile does")
     parser.add_argument("--preset", choices=("default", "paper"), required=True)
     parser.add_argument("--wall-seconds", type=float, default=None, help="measured wall time of the build")
     parser.add_argument("--cores", type=int, default=None, help="cores the build ran on")
     args = parser.parse_args(argv)
-    config = validate_config({**yaml.safe_load(args.config.read_text()), "preset": args.preset})
+    config = yaml.safe_load(args.config.read_text())
+    if args.configfile is not None:  # Snakemake's merge: nested mappings key by key
+        config = update_config(config, yaml.safe_load(args.configfile.read_text()))
+    config = validate_config({**config, "preset": args.preset})
     build = publish(args.results, args.dest, config, args.wall_seconds, args.cores, args.config.resolve().parent)
     print(json.dumps(build, indent=1))
 

@@ -26,7 +26,7 @@ def _privacy(rows: pd.DataFrame):
 
 def _privacy_label(privacy) -> str:
     if isinstance(privacy, str):
-        return r"$\epsilon$ mix " + privacy.replace("inf", r"$\infty$").replace("%", r"\%")
+        return r"$\epsilon$ mix " + privacy.replace("inf", r"$\infty$")
     return _eps_label(privacy)
 
 

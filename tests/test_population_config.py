@@ -1,0 +1,110 @@
+"""Population, privacy-mix and targets keys in the configuration: defaults, inheritance and
+bad values refused before any job, naming the key (issue 19, part 5)."""
+
+from __future__ import annotations
+
+import copy
+import math
+from pathlib import Path
+
+import pytest
+import yaml
+
+from colme.config import ConfigError, load_schema, resolve_figure, validate_config
+from colme.registry import ENGINES
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = load_schema()
+FIGURE = {"engine": "ccolme", "n_agents": 30, "degree": 4, "eps": [1, math.inf], "theta_k": [7, 6],
+          "t_max": 50, "runs": 4, "chunk_runs": 2, "grid": {"linear": 5, "log": 3}}
+PRIVATE = {"engine": "colme", "n_agents": 30, "t_max": 50, "runs": 2, "chunk_runs": 2}
+
+
+def config(population=None, figure_population=None, mixes=None, **top):
+    figure = copy.deepcopy(FIGURE)
+    if figure_population is not None:
+        figure["population"] = figure_population
+    if mixes is not None:
+        figure["privacy_mixes"] = mixes
+    out = {"seed": 1, "figures": {"fig": figure}, **top}
+    if population is not None:
+        out["population"] = population
+    return out
+
+
+def test_figure_population_inherits_the_global_keys_it_does_not_set():
+    validated = validate_config(config(population={"means": [0.1, 0.5, 0.9], "sigma": 0.3},
+                                       figure_population={"law": {"kind": "beta", "a": 2, "b": 5}}), SCHEMA)
+    assert resolve_figure(validated, "fig")["population"] == {
+        "means": [0.1, 0.5, 0.9], "sigma": 0.3, "law": {"kind": "beta", "a": 2, "b": 5}}
+
+
+def test_every_population_key_has_a_description_and_a_default():
+    for key, sub in SCHEMA["$defs"]["population"]["properties"].items():
+        assert sub.get("description") and "default" in sub, key
+    for key, sub in SCHEMA["$defs"]["population"]["properties"]["law"]["properties"].items():
+        assert sub.get("description") and "default" in sub, key
+    mix = SCHEMA["$defs"]["ccolme_figure"]["properties"]["privacy_mixes"]["items"]["properties"]
+    assert all(sub.get("description") and "default" in sub for sub in mix.values())
+
+
+@pytest.mark.parametrize("case, named", [
+    (config(population={"probabilities": [0.5, 1.5, -1.0]}), "population.probabilities[1]"),
+    (config(population={"probabilities": [0.5, 0.3, 0.1]}), "population.probabilities"),
+    (config(population={"probabilities": [0.5, 0.5]}), "population.probabilities has 2 entries"),
+    (config(population={"sizes": [10, 10, 5]}), "population.sizes=[10, 10, 5] sums to 25"),
+    (config(population={"sizes": [10, 10, 10], "probabilities": [0.2, 0.3, 0.5]}), "at most one of population.probabilities"),
+    (config(population={"sigma": [0.5, 0.5]}), "population.sigma has 2 entries"),
+    (config(population={"sigma": -1}), "population.sigma"),
+    (config(population={"law": {"kind": "normal"}}), "allowed values: ['uniform', 'truncated_normal', 'beta', 'two_point']"),
+    (config(population={"law": {"kind": "two_point", "p": 1.0}}), "population.law.p"),
+    (config(population={"law": {"kind": "beta", "a": 0}}), "population.law.a"),
+    (config(population={"jitter": -0.1}), "population.jitter"),
+    (config(population={"means": [0.2, 0.2, 0.8]}), "population.means=[0.2, 0.2, 0.8]: class means must be distinct"),
+    (config(figure_population={"sizes": [10, 10, 11]}), "figures.fig.population.sizes=[10, 10, 11] sums to 31"),
+    (config(figure_population={"colour": 1}), "figures.fig.population: unknown key(s) ['colour']"),
+    (config(mixes=[{"eps": [1, math.inf], "shares": [0.2, 0.7]}]), "figures.fig.privacy_mixes[0].shares=[0.2, 0.7] sums to"),
+    (config(mixes=[{"eps": [1, math.inf], "shares": [1.0]}]), "figures.fig.privacy_mixes[0].shares has 1 entries but"),
+    (config(mixes=[{"eps": [1, math.inf], "shares": [1.2, -0.2]}]), "figures.fig.privacy_mixes[0].shares[0]"),
+    (config(mixes=[{"eps": [1, 1], "shares": [0.5, 0.5]}]), "figures.fig.privacy_mixes[0].eps"),
+    (config(mixes=[{"shares": [1.0]}]), "'eps' is a required property"),
+    (config(targets=["nope"]), "targets[0]: 'nope' is not a configured figure"),
+])
+def test_bad_population_mix_and_target_values_are_refused_naming_the_key(case, named):
+    with pytest.raises(ConfigError) as error:
+        validate_config(case, SCHEMA)
+    assert named in str(error.value)
+
+
+@pytest.mark.parametrize("population, named", [
+    ({"law": {"kind": "beta", "a": 2, "b": 5}}, "['law']"),
+    ({"jitter": 0.01}, "['jitter']"),
+    ({"sigma": [0.4, 0.5, 0.6]}, "['sigma']"),
+])
+def test_private_colme_refuses_the_population_keys_its_kernel_cannot_simulate(population, named):
+    entry = {"seed": 1, "figures": {"p": {**PRIVATE, "population": population}}}
+    with pytest.raises(ConfigError) as error:
+        validate_config(entry, SCHEMA)
+    assert "figures.p: population key(s) " + named in str(error.value)
+
+
+def test_private_colme_runs_with_class_probabilities():
+    validated = validate_config({"seed": 1, "figures": {"p": {**PRIVATE, "population": {
+        "probabilities": [0.6, 0.2, 0.2]}}}}, SCHEMA)
+    settings = resolve_figure(validated, "p")
+    params = ENGINES["colme"].instance_params(settings)
+    assert params["class_probabilities"] == [0.6, 0.2, 0.2]
+    made = ENGINES["colme"].instances({**params, "engine": "colme"}, "p", 0, 2)
+    assert made["classes"].shape == (2, 30)
+
+
+def test_shipped_experiments_validate_and_target_only_their_figures():
+    shipped = yaml.safe_load((ROOT / "config.yaml").read_text())
+    files = sorted((ROOT / "experiments").glob("*.yaml"))
+    assert len(files) >= 5
+    for path in files:
+        experiment = yaml.safe_load(path.read_text())
+        merged = {**shipped, **{k: v for k, v in experiment.items() if k != "figures"},
+                  "figures": {**shipped["figures"], **experiment["figures"]}}
+        validated = validate_config(merged, SCHEMA)
+        assert set(validated["targets"]) == set(experiment["figures"]), path.name
