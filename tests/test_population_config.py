@@ -7,6 +7,7 @@ import copy
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -77,7 +78,6 @@ def test_bad_population_mix_and_target_values_are_refused_naming_the_key(case, n
 
 
 @pytest.mark.parametrize("population, named", [
-    ({"law": {"kind": "beta", "a": 2, "b": 5}}, "['law']"),
     ({"jitter": 0.01}, "['jitter']"),
     ({"sigma": [0.4, 0.5, 0.6]}, "['sigma']"),
 ])
@@ -86,6 +86,22 @@ def test_private_colme_refuses_the_population_keys_its_kernel_cannot_simulate(po
     with pytest.raises(ConfigError) as error:
         validate_config(entry, SCHEMA)
     assert "figures.p: population key(s) " + named in str(error.value)
+
+
+def test_private_colme_simulates_a_shared_law_and_records_it():
+    """Seed 004's engine with Beta data for every class: runs, and its provenance says how
+    the data were drawn and the noise calibrated."""
+    validated = validate_config({"seed": 1, "figures": {"p": {**PRIVATE, "t_max": 30, "population": {
+        "law": {"kind": "beta", "a": 2, "b": 5}}}}}, SCHEMA)
+    settings = resolve_figure(validated, "p")
+    engine = ENGINES["colme"]
+    params = {**settings}
+    made = engine.instances(engine.instance_params(settings), "p", 0, 2)
+    result = engine.simulate(engine.numeric_params(params), made, "p")
+    assert np.isfinite(result["mse"]).all() and (result["mse"] > 0).all()
+    choices = engine.figure_interpretations(settings)
+    assert any(line.startswith("data law beta") for line in choices)
+    assert any("4097-point quantile table" in line for line in choices)
 
 
 def test_private_colme_runs_with_class_probabilities():

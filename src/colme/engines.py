@@ -41,7 +41,7 @@ from .aggregation import (
 from .errors import ConfigError
 from .instances import make_instances, privacy_ranks, run_agent_means
 from .integrity import load_simulation
-from .populations import Population
+from .populations import Population, population_choices
 from .progress import Progress, kernel_seconds
 from .provenance import table_provenance
 from .seeding import run_generator, stream_name
@@ -198,11 +198,14 @@ class Engine:
 
     def provenance(self, figure: str, params: dict, extras: dict) -> dict:
         """What the table stage records next to the table (``<figure>.json``)."""
-        return table_provenance(figure, params, self.interpretations, **extras)
+        return table_provenance(figure, params, self.figure_interpretations(params), **extras)
 
     def figure_interpretations(self, settings: dict) -> tuple[str, ...]:
-        """The choices behind a figure with these settings."""
-        return self.interpretations
+        """The choices behind a figure with these settings: the engine's, and those of its
+        population where it reads one that is not the papers' (``population_choices``)."""
+        if "population" in self.unused_globals or "population" not in settings:
+            return self.interpretations
+        return self.interpretations + population_choices(population(settings))
 
     # --- drawing --------------------------------------------------------------------------
 

@@ -201,6 +201,46 @@ def centred_sample(u, code, a0, a1, a2, table):
     return table[cell] + weight * (table[cell + 1] - table[cell])
 
 
+#: What a population beyond the papers' adds to a figure's recorded choices.
+POPULATION_CHOICES = {
+    "law": (
+        "data law {kind}: the Laplace (or Gaussian) noise calibrated to the width 2L of the law's "
+        "support (L = half the width); the Bernstein parameter of seed 002's Definition 2 computed "
+        "exactly as max over k = 3..64 of (2 |E(X - mu)^k| / (k! sigma^2))^(1/(k-2)) "
+        "(Lemma 2's L/(2 sqrt 5) for the uniform law)"
+    ),
+    "table": (
+        "truncated normal and Beta data drawn by a {points}-point quantile table of the law, "
+        "interpolated linearly, shifted and scaled so the drawn law has the class's mean and "
+        "variance exactly (its end points are the support the noise is calibrated to)"
+    ),
+    "assignment": "classes: {assignment}, drawn per run from its instance stream (before the graph)",
+    "jitter": (
+        "per-agent mean jitter: mu_a = class mean + U[-{jitter:g}, {jitter:g}], drawn per run from its "
+        "population stream"
+    ),
+}
+
+
+def population_choices(population: Population) -> tuple[str, ...]:
+    """The lines of POPULATION_CHOICES that apply to ``population`` (none for the papers')."""
+    lines = []
+    kinds = {law.kind for law in population.laws}
+    if kinds != {"uniform"}:
+        lines.append(POPULATION_CHOICES["law"].format(kind="/".join(sorted(kinds))))
+    if kinds & {"truncated_normal", "beta"}:
+        lines.append(POPULATION_CHOICES["table"].format(points=QUANTILE_POINTS))
+    if population.probabilities is not None:
+        lines.append(POPULATION_CHOICES["assignment"].format(
+            assignment=f"i.i.d. with probabilities {list(population.probabilities)}"))
+    if population.sizes is not None:
+        lines.append(POPULATION_CHOICES["assignment"].format(
+            assignment=f"exact sizes {list(population.sizes)} in a uniformly random arrangement"))
+    if population.jitter > 0:
+        lines.append(POPULATION_CHOICES["jitter"].format(jitter=population.jitter))
+    return tuple(lines)
+
+
 def canonical_population(spec: dict) -> dict:
     """A ``population`` mapping (schema defaults filled) with every key at its default
     dropped: means and sigma always; the law and its shape keys unless uniform; the

@@ -4,6 +4,9 @@ Every Private-C-ColME figure's provenance (PDF metadata, sidecar JSON, report ca
 lists them; the options behind them are recorded with the settings.
 """
 
+from ..populations import population_choices
+
+
 #: Choices made where seed 002 is silent; printed in every Fig. 1 caption/metadata.
 CHOICES = (
     "W_ab^(t) of eq. (2) uses the current |C_b^(t)| and the previous consensus mu~_b^(t-1)",
@@ -70,29 +73,12 @@ def graph_choice(graph: dict) -> str:
     return f"graph: {GRAPH_FAMILY_CHOICES[graph['family']]} ({shown or 'no parameter'})"
 
 
-#: What a figure whose agents differ (``population`` beyond the papers' set-up, privacy
-#: mixes) adds to CHOICES, each when it applies.
+#: What a Private-C-ColME figure whose agents differ adds to CHOICES and the population's
+#: own lines (``colme.populations.population_choices``), each when it applies.
 POPULATION_CHOICES = {
-    "law": (
-        "data law {kind}: the Laplace noise of Lemma 1 calibrated to the width 2L of each class's "
-        "support (sigma_DP^2 = 8 L^2/eps^2, L = half the width); the Bernstein parameter of "
-        "Definition 2 computed exactly as max over k = 3..64 of (2 |E(X - mu)^k| / (k! sigma^2))^(1/(k-2)) "
-        "(Lemma 2's L/(2 sqrt 5) for the uniform law)"
-    ),
-    "table": (
-        "truncated normal and Beta data drawn by a {points}-point quantile table of the law, "
-        "interpolated linearly, shifted and scaled so the drawn law has the class's mean and "
-        "variance exactly"
-    ),
-    "sigma": "per-class sigma: each agent's own sigma_a and beta_a in its pair's threshold (both agents' terms)",
-    "assignment": "classes: {assignment}, drawn per run from its instance stream (before the graph)",
-    "jitter": (
-        "per-agent mean jitter: mu_a = class mean + U[-{jitter:g}, {jitter:g}], drawn per run from its "
-        "population stream; Theorem 1 and Corollary 1 (equal means within a class) are not drawn"
-    ),
     "closed_forms": (
-        "Theorem 1 and Corollary 1 assume one sigma and one sigma_DP for all agents: drawn only for "
-        "single-eps curves of a population with one shared law"
+        "Theorem 1 and Corollary 1 assume one sigma and one sigma_DP for all agents and equal means "
+        "within a class: drawn only for single-eps curves of a population with one shared law and no jitter"
     ),
     "mix": (
         "privacy mixes: shares of the agents at each eps (counts rounded by largest remainder), "
@@ -101,30 +87,17 @@ POPULATION_CHOICES = {
         "own eps, and a pair's threshold from both agents' sigma_DP and beta~ (Sec. III-C1 with "
         "sigma_DP,a^2 + sigma_DP,b^2 for 2 sigma_DP^2; the optimistic rule's radius(a) + radius(b))"
     ),
+    "sigma": "per-class sigma: each agent's own sigma_a and beta_a in its pair's threshold (both agents' terms)",
 }
 
 
-def population_choices(population, has_mixes: bool) -> tuple[str, ...]:
-    """The lines of POPULATION_CHOICES that apply to a figure's population and curves."""
-    from ..populations import QUANTILE_POINTS
-
-    lines = []
-    kinds = {law.kind for law in population.laws}
-    if kinds != {"uniform"}:
-        lines.append(POPULATION_CHOICES["law"].format(kind="/".join(sorted(kinds))))
-    if kinds & {"truncated_normal", "beta"}:
-        lines.append(POPULATION_CHOICES["table"].format(points=QUANTILE_POINTS))
+def ccolme_population_choices(population, has_mixes: bool) -> tuple[str, ...]:
+    """The population's lines (``population_choices``) and those of POPULATION_CHOICES
+    that apply to a figure's population and curves."""
+    lines = list(population_choices(population))
     if len({law.sigma for law in population.laws}) > 1:
         lines.append(POPULATION_CHOICES["sigma"])
-    if population.probabilities is not None:
-        lines.append(POPULATION_CHOICES["assignment"].format(
-            assignment=f"i.i.d. with probabilities {list(population.probabilities)}"))
-    if population.sizes is not None:
-        lines.append(POPULATION_CHOICES["assignment"].format(
-            assignment=f"exact sizes {list(population.sizes)} in a uniformly random arrangement"))
-    if population.jitter > 0:
-        lines.append(POPULATION_CHOICES["jitter"].format(jitter=population.jitter))
-    if len(set(population.laws)) > 1 or has_mixes:
+    if len(set(population.laws)) > 1 or population.jitter > 0 or has_mixes:
         lines.append(POPULATION_CHOICES["closed_forms"])
     if has_mixes:
         lines.append(POPULATION_CHOICES["mix"])

@@ -13,7 +13,7 @@ from ..errors import ConfigError
 from ..graphs import FAMILY_KEYS, expected_mean_degree, graph_params, graph_problem
 from ..instances import make_family_instances
 from ..timegrid import figure_grid
-from .choices import CHOICES, graph_choice, population_choices
+from .choices import CHOICES, ccolme_population_choices, graph_choice
 from .kernel import DIAGNOSTICS, Curve, PanelSpec, simulate_runs
 from .tables import bound_table, curve_fields, theorem1_frames
 
@@ -118,13 +118,8 @@ class ConsensusEngine(SimulatedEngine):
         return (
             self.interpretations
             + ((graph_choice(graph),) if graph is not None else ())
-            + population_choices(population(settings), self.has_mixes(settings))
+            + ccolme_population_choices(population(settings), self.has_mixes(settings))
         )
-
-    def provenance(self, figure: str, params: dict, extras: dict) -> dict:
-        meta = super().provenance(figure, params, extras)
-        meta["interpretations"] = list(self.figure_interpretations(params))
-        return meta
 
     def spec(self, params: dict) -> PanelSpec:
         curves = tuple(

@@ -59,18 +59,19 @@ def panel_spec(params: dict, oracle: bool) -> ColmeSpec:
 
 
 def check_population(settings: dict, where: str, assignment: bool) -> None:
-    """Seed 004's engines know one uniform law and one sigma for all agents with equal
-    means within a class; the simulated panel (``assignment``) also any class assignment,
-    the exact oracle (binomial class counts) only the uniform one."""
+    """Seed 004's engines know one law and one sigma shared by all agents, with equal means
+    within a class (its Lemma 1-2 noise, variance tests and Proposition 3 read one sigma and
+    one support); the simulated panel (``assignment``) also any class assignment, the exact
+    oracle (binomial class counts) only the uniform one."""
     population = settings["population"]
-    unsupported = [key for key in ("law", "jitter") if key in population]
+    unsupported = [key for key in ("jitter",) if key in population]
     unsupported += ["sigma"] if isinstance(population["sigma"], list) else []
     unsupported += [] if assignment else [key for key in ("probabilities", "sizes") if key in population]
     if unsupported:
+        allowed = ["means", "sigma (one)", "law"] + (["probabilities", "sizes"] if assignment else [])
         raise ConfigError(
             f"{where}: population key(s) {unsupported} (global population or {where}.population) "
-            f"are Private-C-ColME only; this engine allows {['means', 'sigma'] + (['probabilities', 'sizes'] if assignment else [])}"
-            " with one uniform law and one sigma"
+            f"are Private-C-ColME only; this engine allows {allowed}: one law and one sigma for every class"
         )
 
 

@@ -24,7 +24,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from .._jit import call_kernel, check_distinct, jit_noalias
-from ..populations import Population
+from ..populations import Population, centred_sample
 from ..privacy import gaussian_sigma_dp, laplace_sigma_dp, unit_laplace
 from ..progress import Progress, time_segments
 from ..timegrid import checked_t_record
@@ -216,7 +216,7 @@ class Workspace:
 
 @jit_noalias
 def _simulate_colme_run(
-    classes, agent_means, half_width, sigma2,
+    classes, agent_means, law_code, law_a0, law_a1, law_a2, quantiles, sigma2,
     schedule, mechanism, weights, gaussian, oracle, sigma_dp, sigma_w, scheme,
     every_step, bayes_offset, dof_from_count, drop_first, z2, theta, z_lower, t_record, t_first, t_last,
     rng, mse_out, diagnostics_out,
@@ -227,7 +227,8 @@ def _simulate_colme_run(
     at ``t_record`` to ``mse_out`` and the ``DIAGNOSTICS`` to ``diagnostics_out`` (3, len).
 
     Called by name only (``call_kernel``).  Instance: ``classes``, ``agent_means``; data
-    law: uniform on mu_a +- ``half_width`` (variance ``sigma2``).  Curve: ``schedule``
+    law: the population's shared law (``colme.populations.centred_sample``'s ``law_code``,
+    ``law_a0..2``, ``quantiles``; uniform on mu_a +- L for the paper), variance ``sigma2``.  Curve: ``schedule``
     (``SCHEDULES``), ``mechanism``, ``weights`` (``mechanisms``), ``gaussian`` (else Laplace)
     noise of standard deviation ``sigma_dp`` per p-sum and ``sigma_w`` per released partial
     variance, ``oracle`` (C_a = a's class), ``scheme`` (``VARIANCE_SCHEMES``: 0 known
@@ -250,7 +251,7 @@ def _simulate_colme_run(
         next_record += 1
     for t in range(t_first, t_last + 1):
         # Receive (lines 4-6), with this step's noise draws
-        _receive(agent_means, half_width, gaussian, sigma_dp, sigma_w, rng,
+        _receive(agent_means, law_code, law_a0, law_a1, law_a2, quantiles, gaussian, sigma_dp, sigma_w, rng,
                  sample_sum, sample_sq, fresh, fresh_w)
         # Query (lines 7-11), and the test of the answering agent at t = t_kappa
         for a in range(n):
@@ -305,15 +306,17 @@ def _initialise(classes, oracle, chi, stat, var, prec, sample_sum, sample_sq, po
 
 
 @numba.njit(cache=True)
-def _receive(agent_means, half_width, gaussian, sigma_dp, sigma_w, rng, sample_sum, sample_sq, fresh, fresh_w):
-    """Lines 5-6: each agent's sample X_a^(t) (uniform on mu_a +- half_width), and the noise
+def _receive(agent_means, law_code, law_a0, law_a1, law_a2, quantiles, gaussian, sigma_dp, sigma_w, rng,
+             sample_sum, sample_sq, fresh, fresh_w):
+    """Lines 5-6: each agent's sample X_a^(t) (mu_a plus a draw of the shared law: for the
+    paper's uniform law mu_a + L (2u - 1), as ever), and the noise
     of the p-sum (and, for Sch-Var-1, of the partial variance) it releases this step.
 
     Draw order per agent: sample, normal, uniform (Laplace), normal, uniform: every curve
     draws both noise laws, so all curves see the same stream (common random numbers).
     """
     for a in range(agent_means.shape[0]):
-        x = agent_means[a] + half_width * (2.0 * rng.random() - 1.0)
+        x = agent_means[a] + centred_sample(rng.random(), law_code, law_a0, law_a1, law_a2, quantiles)
         sample_sum[a] += x
         sample_sq[a] += x * x
         normal = rng.standard_normal()
@@ -512,7 +515,9 @@ def simulate_colme_runs(
         "dof_from_count": spec.welch_dof == "kappa",
         "drop_first": spec.schvar2_first_interval == "drop",
         "t_record": t_record,
-        "half_width": population.half_width,
+        **dict(zip(("law_code", "law_a0", "law_a1", "law_a2"), population.shared_law.kernel_parameters(), strict=True)),
+        "quantiles": population.shared_law.quantile_table if population.shared_law.kernel_parameters()[0] == 2
+        else np.zeros(2),
         "sigma2": population.sigma**2,
     }
     n_runs = classes.shape[0]
