@@ -28,7 +28,9 @@ from colme.graphs import adjacency
 from colme.privacy import laplace_sigma_dp
 
 
-def reference_run(spec: PanelSpec, classes, edges, rng, on_step=None, agent_means=None, ranks=None) -> np.ndarray:
+def reference_run(
+    spec: PanelSpec, classes, edges, rng, on_step=None, agent_means=None, ranks=None
+) -> np.ndarray:
     """MSE (curves, len(t_record)) of one run; ``on_step(t, curve, chi, W)`` sees each step.
 
     Agents may differ (per-class laws and sigma, privacy mixes assigned from ``ranks``,
@@ -48,7 +50,8 @@ def reference_run(spec: PanelSpec, classes, edges, rng, on_step=None, agent_mean
         for curve in spec.curves
     ])
     beta_bar = np.array([
-        [noisy_mean_beta(law.sigma, law.bernstein_beta, s, laplace_beta_dp(s)) for law, s in zip(laws, row, strict=True)]
+        [noisy_mean_beta(law.sigma, law.bernstein_beta, s, laplace_beta_dp(s))
+         for law, s in zip(laws, row, strict=True)]
         for row in noise_sd
     ])
     adj = adjacency(edges, n_agents)

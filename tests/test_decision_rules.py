@@ -5,7 +5,6 @@ import math
 import numpy as np
 import pytest
 
-from colme.populations import uniform_bernstein_beta
 from colme.ccolme.rules import (
     OPTIMISTIC_RADII,
     acceptance_threshold,
@@ -18,6 +17,7 @@ from colme.ccolme.rules import (
     optimistic_radius,
     theta_schedule,
 )
+from colme.populations import uniform_bernstein_beta
 from colme.privacy import laplace_sigma_dp
 
 SIGMA = 0.5
@@ -44,7 +44,8 @@ def test_bernstein_threshold_closed_form():
         2 * log_term
     )
     beta_pair = difference_beta(beta_bar, beta_bar, SIGMA, SIGMA, sigma_dp, sigma_dp)
-    assert bernstein_threshold(100, theta, SIGMA, SIGMA, beta_pair, sigma_dp, sigma_dp) == pytest.approx(by_hand, rel=1e-12)
+    threshold = bernstein_threshold(100, theta, SIGMA, SIGMA, beta_pair, sigma_dp, sigma_dp)
+    assert threshold == pytest.approx(by_hand, rel=1e-12)
     # Lemma 2 and the min/max of Lemma 3 for these numbers:
     assert uniform_bernstein_beta(L) == pytest.approx(L / (2 * math.sqrt(5)))
     expected_beta_bar = min(SIGMA + sigma_dp, max(L / (2 * math.sqrt(5)) + sigma_dp / math.sqrt(2),
@@ -69,7 +70,8 @@ def test_optimistic_radius_formula():
     t = 50
     by_hand = math.sqrt(2 * (sigma_dp**2 + SIGMA**2) / t * (1 + 1 / t) * math.log(4 * 5 * 200 * math.sqrt(t + 1)))
     assert optimistic_radius(t, SIGMA, sigma_dp, 5.0, 200, 1.0) == pytest.approx(by_hand, rel=1e-12)
-    assert acceptance_threshold(2, t, math.nan, SIGMA, SIGMA, 0.0, sigma_dp, sigma_dp, 5.0, 200, 1.0, 0) == pytest.approx(2 * by_hand)
+    optimistic = acceptance_threshold(2, t, math.nan, SIGMA, SIGMA, 0.0, sigma_dp, sigma_dp, 5.0, 200, 1.0, 0)
+    assert optimistic == pytest.approx(2 * by_hand)
     assert acceptance_threshold(0, t, math.nan, SIGMA, SIGMA, 0.0, sigma_dp, sigma_dp, 5.0, 200, 1.0, 0) < 0  # oracle
 
 

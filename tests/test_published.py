@@ -101,3 +101,29 @@ def test_every_published_verdict_is_rederived_from_the_published_tables(publishe
         differ = recorded["id"][recorded[column] != rederived[column]]
         assert differ.empty, f"{folder.name}: {column} differs for {list(differ)}"
     assert (folder / "claims.md").read_text() == to_markdown(published_claims(folder))
+
+
+EXPERIMENTS = sorted((ROOT / "experiments").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", EXPERIMENTS, ids=[p.stem for p in EXPERIMENTS])
+def test_published_experiments_match_their_files(path):
+    """docs/experiments/<name>/: the figures of the experiment's targets (PNG, tidy table,
+    provenance) made with the file's current settings at its default run count."""
+    from colme.config import update_config
+
+    folder = ROOT / "docs" / "experiments" / path.stem
+    build = json.loads((folder / "build.json").read_text())
+    config = validate_config({**update_config(SHIPPED, yaml.safe_load(path.read_text())), "preset": "default"})
+    figures, _ = published_figures(config)
+    assert build["figures"] == figures == sorted(config["targets"])
+    assert build["wall_seconds"] <= 180, "an experiment builds in 3 minutes on 2 cores"
+    for figure in figures:
+        assert (folder / "figures" / f"{figure}.png").exists()
+        settings = resolve_figure(config, figure)
+        meta = json.loads((folder / "provenance" / f"{figure}.json").read_text())
+        current = json.loads(canonical_json(stage_params(settings, "table")))
+        assert {k: meta["settings"][k] for k in current} == current, figure
+        table = pd.read_csv(folder / "tables" / f"{figure}.csv")
+        assert {"curve", "t", "mse", "se", "runs"} <= set(table.columns)
+        assert (table.loc[table["kind"] == "simulated", "runs"] == settings["runs"]).all()

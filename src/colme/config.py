@@ -258,7 +258,8 @@ def check_config(config: dict) -> None:
     for index, target in enumerate(config.get("targets") or ()):
         if target not in config["figures"]:
             raise ConfigError(
-                f"config key targets[{index}]: {target!r} is not a configured figure; configured: {sorted(config['figures'])}"
+                f"config key targets[{index}]: {target!r} is not a configured figure; "
+                f"configured: {sorted(config['figures'])}"
             )
     for name in config["figures"]:
         settings = resolve_figure(config, name)

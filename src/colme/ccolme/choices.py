@@ -6,7 +6,6 @@ lists them; the options behind them are recorded with the settings.
 
 from ..populations import population_choices
 
-
 #: Choices made where seed 002 is silent; printed in every Fig. 1 caption/metadata.
 CHOICES = (
     "W_ab^(t) of eq. (2) uses the current |C_b^(t)| and the previous consensus mu~_b^(t-1)",
