@@ -7,7 +7,10 @@ b in N_a, curve) triple processed in one time step, i.e. a panel with M agents, 
 and C curves does M*r*C of them per step.  Seconds are CPU seconds of this process (best
 of ``--repeat``), so other load on a shared machine disturbs them less than wall time.
 ``--baseline REF`` also measures the kernel of git revision REF in the same process,
-interleaved, and prints the ratio.  Usage:
+interleaved, and prints the ratio.  Each line also gives the mixed kernel's rate on the
+same panel (every curve a 100% privacy mix at its eps: the same numbers through the
+variant that serves per-class laws and privacy mixes, ``kernel_source(mixed=True)``) and
+its ratio to the shared kernel.  Usage:
 
     python benchmarks/bench_consensus.py [--t-max 3000] [--runs 2] [--dtypes float32 float64]
         [--baseline d3a38a9]
@@ -55,10 +58,17 @@ def instances(degree: int, runs: int):
     return classes, edges
 
 
+def mixed_panel(spec: PanelSpec) -> PanelSpec:
+    """The same panel with every curve a 100% mix at its eps (the mixed kernel)."""
+    curves = tuple(consensus.Curve(c.rule, math.nan, c.theta_k, ((c.eps, 1.0),)) for c in spec.curves)
+    return PanelSpec(n_agents=spec.n_agents, degree=spec.degree, curves=curves, t_record=spec.t_record)
+
+
 def cpu_seconds(module, spec, classes, edges, dtype) -> float:
     generators = [run_generator(1, "bench", r, "data") for r in range(classes.shape[0])]
+    mixed = {"privacy_ranks": np.tile(np.arange(200), (classes.shape[0], 1))} if spec.mixed else {}
     start = time.process_time()
-    module.simulate_runs(spec, classes, edges, generators, dtype)
+    module.simulate_runs(spec, classes, edges, generators, dtype, **mixed)
     return time.process_time() - start
 
 
@@ -94,10 +104,13 @@ def main() -> None:
             for module in modules.values():  # compile, then interleave the measurements
                 warm = panel(degree, 5, module)
                 cpu_seconds(module, warm, classes[:1], edges[:1], dtype)
+            cpu_seconds(consensus, mixed_panel(panel(degree, 5)), classes[:1], edges[:1], dtype)
             for _ in range(args.repeat):
                 for name, module in modules.items():
                     seconds = cpu_seconds(module, panel(degree, args.t_max, module), classes, edges, dtype)
                     best[name] = min(best.get(name, math.inf), seconds)
+                seconds = cpu_seconds(consensus, mixed_panel(panel(degree, args.t_max)), classes, edges, dtype)
+                best["mixed"] = min(best.get("mixed", math.inf), seconds)
             updates = 200 * degree * 12 * args.t_max * args.runs
             rate = updates / best["this"]
             paper_updates = 200 * degree * 12 * PAPER_T_MAX * PAPER_RUNS
@@ -105,6 +118,7 @@ def main() -> None:
             line = (f"fig1 r={degree:2d} {dtype_name}: {rate:.3e} config-edge-updates/s/core; "
                     f"paper fidelity ({PAPER_RUNS} runs, t_max={PAPER_T_MAX}) on {args.cores} "
                     f"cores: {hours[dtype_name, degree]:.2f} h")
+            line += f"; mixed kernel {updates / best['mixed']:.3e} (x{best['this'] / best['mixed']:.2f})"
             if args.baseline:
                 base = updates / best[args.baseline]
                 line += f"; {args.baseline}: {base:.3e} (x{rate / base:.2f})"

@@ -86,10 +86,13 @@ class ConsensusEngine(SimulatedEngine):
         return graph_params(graph, settings["n_agents"])
 
     def numeric_params(self, settings: dict) -> dict:
-        """The settings; a random regular figure's without ``graph`` (so that its params are
-        those of before graph families, bit for bit), another family's with its graph
-        params in place of the ``degree`` it does not read."""
+        """The settings; a random regular figure's without ``graph`` and a figure without
+        privacy mixes without ``privacy_mixes`` (so that their params are those of before
+        these keys, bit for bit), another family's with its graph params in place of the
+        ``degree`` it does not read."""
         params = super().numeric_params(settings)
+        if not params.get("privacy_mixes"):  # none: the params of before mixes, bit for bit
+            params.pop("privacy_mixes", None)
         graph = self.graph(settings)
         params.pop("graph", None)
         if graph is not None:
