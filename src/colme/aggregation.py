@@ -87,7 +87,8 @@ def aggregate_table(
     mse = concatenate_runs(sims, "mse")
     t = sims[0]["t"].astype(np.int64)
     sizes = concatenate_runs(instances, "component_sizes")
-    sigma = float(spec.population.class_sigmas()[0])
+    sigmas = spec.population.class_sigmas()
+    sigma = float(sigmas[0])
     frames = []
     mean, se = mean_se(mse)
     for index, curve in enumerate(spec.curves):
@@ -104,7 +105,6 @@ def aggregate_table(
                 }
             )
         )
-    sigmas = spec.population.class_sigmas()
     if np.all(sigmas == sigmas[0]):
         local = local_mse(t, sigma)
         frames.append(analytic_frame("Local", "local", math.nan, t, local, np.zeros_like(local), 0))

@@ -41,7 +41,7 @@ from .aggregation import (
 from .errors import ConfigError
 from .instances import make_instances, privacy_ranks, run_agent_means
 from .integrity import load_simulation
-from .populations import Population, population_choices
+from .populations import LAW_SHAPES, Population, population_choices
 from .progress import Progress, kernel_seconds
 from .provenance import table_provenance
 from .seeding import run_generator, stream_name
@@ -87,9 +87,7 @@ def population_record(population: Population) -> dict:
         "laws": [
             {"kind": law.kind, "sigma": law.sigma, "half_width_L": law.half_width,
              "support": [float(x) for x in law.support], "bernstein_beta": law.bernstein_beta,
-             **({"truncation": law.truncation} if law.kind == "truncated_normal" else {}),
-             **({"a": law.a, "b": law.b} if law.kind == "beta" else {}),
-             **({"p": law.p} if law.kind == "two_point" else {})}
+             **{key: getattr(law, key) for key in LAW_SHAPES[law.kind]}}
             for law in population.laws
         ],
         "probabilities": None if population.probabilities is None else list(population.probabilities),

@@ -90,9 +90,7 @@ class DataLaw:
         if LAW_CODES[self.kind] == 2:
             return float(self.quantile_table[0]), float(self.quantile_table[-1])
         law, mean, std = self._standard
-        low, high = law.support()
-        if self.kind == "two_point":
-            low, high = 0.0, 1.0
+        low, high = law.support()  # two-point: Bernoulli's {0, 1}
         return self.sigma * (low - mean) / std, self.sigma * (high - mean) / std
 
     @property

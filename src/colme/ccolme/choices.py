@@ -74,7 +74,7 @@ def graph_choice(graph: dict) -> str:
 
 #: What a Private-C-ColME figure whose agents differ adds to CHOICES and the population's
 #: own lines (``colme.populations.population_choices``), each when it applies.
-POPULATION_CHOICES = {
+MIXED_CHOICES = {
     "closed_forms": (
         "Theorem 1 and Corollary 1 assume one sigma and one sigma_DP for all agents and equal means "
         "within a class: drawn only for single-eps curves of a population with one shared law and no jitter"
@@ -91,13 +91,13 @@ POPULATION_CHOICES = {
 
 
 def ccolme_population_choices(population, has_mixes: bool) -> tuple[str, ...]:
-    """The population's lines (``population_choices``) and those of POPULATION_CHOICES
+    """The population's lines (``population_choices``) and those of MIXED_CHOICES
     that apply to a figure's population and curves."""
     lines = list(population_choices(population))
     if len({law.sigma for law in population.laws}) > 1:
-        lines.append(POPULATION_CHOICES["sigma"])
+        lines.append(MIXED_CHOICES["sigma"])
     if len(set(population.laws)) > 1 or population.jitter > 0 or has_mixes:
-        lines.append(POPULATION_CHOICES["closed_forms"])
+        lines.append(MIXED_CHOICES["closed_forms"])
     if has_mixes:
-        lines.append(POPULATION_CHOICES["mix"])
+        lines.append(MIXED_CHOICES["mix"])
     return tuple(lines)

@@ -30,7 +30,7 @@ import numpy as np
 
 from .._jit import call_kernel, check_distinct
 from ..graphs import csr_neighbours, valid_edges
-from ..populations import QUANTILE_POINTS, Population, uniform_bernstein_beta
+from ..populations import QUANTILE_POINTS, Population
 from ..privacy import laplace_sigma_dp
 from ..progress import Progress, time_segments
 from ..timegrid import checked_t_record
@@ -137,9 +137,8 @@ class PanelSpec:
         if self.mixed:
             nan = np.full(len(self.curves), math.nan)
             return arrays | {"sigma_dp": nan, "beta_pair": nan}
-        sigma = self.population.sigma
-        half_width = self.population.half_width
-        beta = uniform_bernstein_beta(half_width)
+        law = self.population.shared_law
+        sigma, half_width, beta = law.sigma, law.half_width, law.bernstein_beta
         sigma_dp = np.array([laplace_sigma_dp(c.eps, half_width) for c in self.curves])
         beta_bar = [noisy_mean_beta(sigma, beta, s, laplace_beta_dp(s)) for s in sigma_dp]
         return arrays | {
@@ -163,14 +162,14 @@ class PanelSpec:
             for curve in curves
         ])
 
-    def profile_arrays(self, curves) -> dict[str, np.ndarray]:
+    def profile_arrays(self, curves, noise: np.ndarray) -> dict[str, np.ndarray]:
         """The threshold parameters of every (profile, profile) pair per lane, flattened
-        (pair * lanes + lane) for the mixed kernel: both agents' sigma and sigma_DP and the
-        Bernstein parameter of their noisy difference (Sec. III-C1 with each agent's law's
-        beta, ``DataLaw.bernstein_beta``, and beta_DP = sigma_DP/sqrt 2)."""
+        (pair * lanes + lane) for the mixed kernel: both agents' sigma and sigma_DP (``noise``,
+        ``profile_noise(curves)``) and the Bernstein parameter of their noisy difference
+        (Sec. III-C1 with each agent's law's beta, ``DataLaw.bernstein_beta``, and beta_DP =
+        sigma_DP/sqrt 2)."""
         levels = self.n_levels
         laws = [self.population.laws[p // levels] for p in range(self.population.n_classes * levels)]
-        noise = self.profile_noise(curves)
         beta_bar = np.array([
             [noisy_mean_beta(law.sigma, law.bernstein_beta, s, laplace_beta_dp(s)) for law, s in zip(laws, row, strict=True)]
             for row in noise
@@ -189,9 +188,10 @@ class PanelSpec:
                 noise[lane, pa], noise[lane, pb], self.bernstein_beta)),
         }
 
-    def agent_profiles(self, curves, classes: np.ndarray, ranks: np.ndarray | None) -> dict[str, np.ndarray]:
+    def agent_profiles(self, curves, noise: np.ndarray, classes: np.ndarray, ranks: np.ndarray | None) -> dict:
         """Per agent and lane (a * lanes + lane) of a mixed panel's run: the agent's noise
-        level and its profile's row and column offsets in the pair table."""
+        level (from ``noise``, ``profile_noise(curves)``) and its profile's row and column
+        offsets in the pair table."""
         levels = self.n_levels
         n_profiles = self.population.n_classes * levels
         lanes = len(curves)
@@ -199,7 +199,6 @@ class PanelSpec:
         profile = np.stack(
             [classes.astype(np.int64) * levels + curve.agent_levels(ranks) for curve in curves], axis=1
         )
-        noise = self.profile_noise(curves)
         return {
             "agent_noise": noise[np.arange(lanes)[None, :], profile].reshape(-1),
             "profile_row": (profile * n_profiles * lanes).astype(np.uint64).reshape(-1),
@@ -680,8 +679,11 @@ def simulate_runs(
         "global_reset": dtype(spec.alpha_reset == "global"),
         "t_record": t_record,
     }
-    pair_tables = {first: spec.profile_arrays(padded_curves[first:first + lanes])
+    # Per lane group of a mixed panel: each profile's sigma_DP and the pair table, once.
+    group_noise = {first: spec.profile_noise(padded_curves[first:first + lanes])
                    for first in range(0, padded, lanes)} if mixed else {}
+    pair_tables = {first: spec.profile_arrays(padded_curves[first:first + lanes], noise)
+                   for first, noise in group_noise.items()}
     for run in range(n_runs):
         run_edges = valid_edges(edges[run])  # without the padding of unequal edge counts
         indptr, neighbours = csr_neighbours(run_edges, spec.n_agents)
@@ -715,7 +717,7 @@ def simulate_runs(
             group_curves = padded_curves[group]
             if mixed:
                 curves |= pair_tables[first] | spec.agent_profiles(
-                    group_curves, classes[run], None if privacy_ranks is None else privacy_ranks[run])
+                    group_curves, group_noise[first], classes[run], None if privacy_ranks is None else privacy_ranks[run])
             else:
                 curves |= unmixed
             arguments = graph | curves | panel | outputs | workspace.arguments()

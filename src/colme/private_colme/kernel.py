@@ -506,6 +506,7 @@ def simulate_colme_runs(
             raise ValueError(f"{curve.name}: {UNSUPPORTED_VARIANCE}")
     levels = pm2_levels(spec.t_max)
     population = spec.population
+    law_parameters = population.shared_law.kernel_parameters()
     mse = np.empty((classes.shape[0], len(spec.curves), len(t_record)))
     if diagnostics is None:
         diagnostics = np.empty((*mse.shape[:2], len(DIAGNOSTICS), len(t_record)))
@@ -515,9 +516,8 @@ def simulate_colme_runs(
         "dof_from_count": spec.welch_dof == "kappa",
         "drop_first": spec.schvar2_first_interval == "drop",
         "t_record": t_record,
-        **dict(zip(("law_code", "law_a0", "law_a1", "law_a2"), population.shared_law.kernel_parameters(), strict=True)),
-        "quantiles": population.shared_law.quantile_table if population.shared_law.kernel_parameters()[0] == 2
-        else np.zeros(2),
+        **dict(zip(("law_code", "law_a0", "law_a1", "law_a2"), law_parameters, strict=True)),
+        "quantiles": population.shared_law.quantile_table if law_parameters[0] == 2 else np.zeros(2),
         "sigma2": population.sigma**2,
     }
     n_runs = classes.shape[0]
