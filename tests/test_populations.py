@@ -14,8 +14,9 @@ import pytest
 from reference import reference_run
 from scipy import special, stats
 
-from colme.ccolme.closed_forms import oracle_expected_mse
+from colme.ccolme.closed_forms import ALPHA_FACTOR, oracle_expected_mse, theorem1_coefficient
 from colme.ccolme.kernel import Curve, PanelSpec, share_counts, simulate_runs
+from colme.ccolme.tables import bound_table, theorem1_frames
 from colme.graphs import random_regular_edges
 from colme.instances import privacy_ranks, run_agent_means
 from colme.populations import (
@@ -239,3 +240,49 @@ def test_oracle_with_agents_that_differ_matches_exact_expectation(mix):
     se = mse.std(axis=0, ddof=1) / math.sqrt(runs)
     assert np.all(np.abs(mse.mean(axis=0) - exact) < 4 * se), (mse.mean(axis=0), exact, se)
     assert noise.min() < noise.max()  # the agents did differ
+
+
+@pytest.mark.parametrize("schedule", ["floor10", "theory"])
+def test_exact_oracle_with_per_class_laws_reaches_theorem1_term_by_term(schedule):
+    """Per-class sigma and supports, no jitter: t * E[MSE] of the exact oracle -> Theorem 1
+    with each agent's term at its class's sigma and sigma_DP (within 1% at t = 20000,
+    approaching), and the shared-law coefficient of any one class's law misses it."""
+    population = Population(means=MIXED.means, laws=MIXED.laws)
+    rng = run_generator(2, "theorem1", 0, "instance")
+    classes = population.assign(24, rng)
+    edges = random_regular_edges(6, 24, rng)
+    sizes = component_sizes(edges, classes)
+    assert sizes.max() >= 3
+    sigma = population.class_sigmas()[classes]
+    noise = np.array([laplace_sigma_dp(2.0, population.laws[c].half_width) for c in classes])
+    record = np.array([10000, 20000])
+    exact = oracle_expected_mse(edges, classes, population.agent_means(classes), sigma, noise, schedule, record, sizes)
+    coefficient = theorem1_coefficient(sizes, sigma, noise, ALPHA_FACTOR[schedule])
+    ratio = exact * record / coefficient
+    assert abs(ratio[1] - 1) < 0.01
+    assert abs(ratio[1] - 1) <= abs(ratio[0] - 1) + 1e-4
+    for law in population.laws:  # one law for all would not do
+        shared = theorem1_coefficient(sizes, law.sigma, laplace_sigma_dp(2.0, law.half_width), ALPHA_FACTOR[schedule])
+        assert abs(exact[1] * record[1] / shared - 1) > 0.01  # outside the tolerance above
+
+
+def test_per_class_laws_get_theorem1_curves_but_no_corollary1_bound():
+    """The tables of a panel with per-class laws: Theorem 1 per eps (its coefficient the mean
+    of the per-instance term-by-term values), Corollary 1's bound absent; with jitter, neither."""
+    population = Population(means=MIXED.means, laws=MIXED.laws)
+    rng = run_generator(3, "tables", 0, "instance")
+    classes = np.stack([population.assign(30, rng) for _ in range(3)])
+    edges = np.stack([random_regular_edges(4, 30, rng) for _ in range(3)])
+    sizes = np.stack([component_sizes(e, c) for e, c in zip(edges, classes, strict=True)])
+    instances = [{"runs": np.arange(3), "classes": classes, "component_sizes": sizes}]
+    spec = PanelSpec(n_agents=30, degree=4, curves=rule_curves() + rule_curves(MIX),
+                     t_record=np.array([10, 100]), population=population)
+    frames = theorem1_frames(spec, np.array([10, 100]), instances)
+    assert [frame["curve"].iloc[0] for frame in frames] == ["theorem1 eps=2"]
+    terms = [theorem1_coefficient(n, population.class_sigmas()[c],
+                                  np.array([laplace_sigma_dp(2.0, population.laws[k].half_width) for k in c]),
+                                  ALPHA_FACTOR["floor10"]) for n, c in zip(sizes, classes, strict=True)]
+    np.testing.assert_allclose(frames[0]["mse"].to_numpy() * np.array([10, 100]), np.mean(terms), rtol=1e-12)
+    assert bound_table(spec, instances).empty
+    jittered = PanelSpec(n_agents=30, degree=4, curves=rule_curves(), t_record=np.array([10, 100]), population=MIXED)
+    assert theorem1_frames(jittered, np.array([10, 100]), instances) == []

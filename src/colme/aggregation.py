@@ -71,13 +71,13 @@ def aggregate_table(
     sims: list[dict],
     instances: list[dict],
     curve_fields: Callable[[object, object], dict],
-    analytic_frames: Callable[[object, np.ndarray, np.ndarray], Iterable[pd.DataFrame]],
+    analytic_frames: Callable[[object, np.ndarray, list[dict]], Iterable[pd.DataFrame]],
 ) -> pd.DataFrame:
     """Tidy table: one row per curve and recorded t (simulated curves, Local, Ideal, then the
     engine's closed-form curves).
 
     Columns: curve, kind (simulated/analytic), the engine's ``curve_fields`` (rule, eps,
-    ...), t, mse, se, runs.  Ideal and the engine's ``analytic_frames(spec, t, sizes)``
+    ...), t, mse, se, runs.  Ideal and the engine's ``analytic_frames(spec, t, instances)``
     average over the panel's instances (class-induced component sizes n_a); their ``se`` is
     over instances.
     """
@@ -116,7 +116,7 @@ def aggregate_table(
         ideal_per_instance = (variances / sizes).mean(axis=1)
     coef, coef_se = mean_se(ideal_per_instance[:, None])
     frames.append(analytic_frame("Ideal", "ideal", math.nan, t, coef / t, coef_se / t, len(sizes)))
-    frames.extend(analytic_frames(spec, t, sizes))
+    frames.extend(analytic_frames(spec, t, instances))
     return pd.concat(frames, ignore_index=True)
 
 

@@ -319,8 +319,9 @@ class SimulatedEngine(Engine):
         """The table columns describing a simulated curve beyond its name (rule, eps, ...)."""
         raise NotImplementedError
 
-    def analytic_frames(self, spec, t: np.ndarray, component_sizes: np.ndarray) -> list[pd.DataFrame]:
-        """Closed-form curves the engine adds to its table after Local and Ideal."""
+    def analytic_frames(self, spec, t: np.ndarray, instances: list[dict]) -> list[pd.DataFrame]:
+        """Closed-form curves the engine adds to its table after Local and Ideal, from the
+        panel's ``instances`` (one dict per chunk: classes, component_sizes...)."""
         return []
 
     def supplement(self, spec, instances: list[dict]) -> tuple[pd.DataFrame, dict]:

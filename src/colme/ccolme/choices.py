@@ -76,8 +76,10 @@ def graph_choice(graph: dict) -> str:
 #: own lines (``colme.populations.population_choices``), each when it applies.
 MIXED_CHOICES = {
     "closed_forms": (
-        "Theorem 1 and Corollary 1 assume one sigma and one sigma_DP for all agents and equal means "
-        "within a class: drawn only for single-eps curves of a population with one shared law and no jitter"
+        "Theorem 1 and Corollary 1 assume equal means within a class: without jitter, Theorem 1 is drawn "
+        "for single-eps curves agent by agent, each term with its class's sigma and sigma_DP (a "
+        "class-induced component shares one law); Corollary 1's bound (3) compares one sigma_DP^2 with "
+        "a bound in one sigma, so it is given only when every class shares one law; mix curves get neither"
     ),
     "mix": (
         "privacy mixes: shares of the agents at each eps (counts rounded by largest remainder), "

@@ -26,13 +26,15 @@ ALPHA_FACTOR = {"theory": 2.0, "floor10": 20.0 / 19.0}
 
 
 def theorem1_coefficient(
-    component_sizes: np.ndarray, sigma: float, sigma_dp: float, alpha_factor: float = 2.0
+    component_sizes: np.ndarray, sigma, sigma_dp, alpha_factor: float = 2.0
 ) -> float:
     """t times Theorem 1's asymptotic average MSE for one instance.
 
     (1/M) (sum_{n_a <= 2} sigma^2 + sum_{n_a >= 3} f (sigma^2 + sigma_DP^2)/n_a) with
     f = 2 for alpha_t = t/(t+1) as in the theorem; ``alpha_factor`` = 20/19 gives the
-    asymptote of the floor(t/10) schedule (``ALPHA_FACTOR``).
+    asymptote of the floor(t/10) schedule (``ALPHA_FACTOR``).  ``sigma`` and ``sigma_dp``
+    may be per-agent arrays where the laws differ by class: the theorem's per-component
+    argument holds term by term, a class-induced component sharing one law.
     """
     n = np.asarray(component_sizes, dtype=np.float64)
     small = n <= 2

@@ -163,8 +163,8 @@ class ConsensusEngine(SimulatedEngine):
     def curve_fields(self, spec, curve):
         return curve_fields(spec, curve)
 
-    def analytic_frames(self, spec, t, component_sizes):
-        return theorem1_frames(spec, t, component_sizes)
+    def analytic_frames(self, spec, t, instances):
+        return theorem1_frames(spec, t, instances)
 
     def supplement(self, spec, instances):
         bound = bound_table(spec, instances)

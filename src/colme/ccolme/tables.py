@@ -21,37 +21,55 @@ def curve_fields(spec: PanelSpec, curve: Curve) -> dict:
     return {"rule": curve.rule, "eps": curve.eps}
 
 
-def closed_forms_apply(spec: PanelSpec) -> bool:
-    """Theorem 1 and Corollary 1 assume one sigma, one support (so one sigma_DP per eps)
-    and equal means within a class: a population with one shared law and no jitter.  Mix
-    curves, whose agents have different sigma_DP, get neither."""
-    population = spec.population
-    return len(set(population.laws)) == 1 and population.jitter == 0
+def theorem1_applies(spec: PanelSpec) -> bool:
+    """Theorem 1 needs equal means within a class (no jitter): its oracle averages a
+    class-induced component, whose agents then share one mean, one law and, on a
+    single-eps curve, one sigma_DP, so per-class laws enter agent by agent.  Mix curves,
+    whose components hold agents of different sigma_DP, get none."""
+    return spec.population.jitter == 0
 
 
-def theorem1_coefficients(spec: PanelSpec, sizes: np.ndarray) -> dict[float, tuple[float, float]]:
-    """Per eps: t times Theorem 1's asymptote, mean and standard error over the instances
-    (none where ``closed_forms_apply`` says the theorem does not)."""
+def corollary1_applies(spec: PanelSpec) -> bool:
+    """Corollary 1 compares one sigma_DP^2 with a bound in one sigma: it needs, beyond
+    Theorem 1, one law shared by every class (one support, so one sigma_DP per eps)."""
+    return theorem1_applies(spec) and len(set(spec.population.laws)) == 1
+
+
+def theorem1_coefficients(spec: PanelSpec, instances: list[dict]) -> dict[float, tuple[float, float]]:
+    """Per eps: t times Theorem 1's asymptote, mean and standard error over the instances,
+    none where ``theorem1_applies`` says the theorem does not.  Per-class laws: each
+    agent's term takes its class's sigma and sigma_DP (Laplace noise calibrated to its
+    class's support)."""
     factor = ALPHA_FACTOR[spec.alpha_schedule]
     out = {}
-    if not closed_forms_apply(spec):
+    if not theorem1_applies(spec):
         return out
+    population = spec.population
+    sizes = concatenate_runs(instances, "component_sizes")
+    shared = len(set(population.laws)) == 1
     for eps in sorted({c.eps for c in spec.curves if not c.mix}):
-        sigma_dp = laplace_sigma_dp(eps, spec.population.half_width)
-        per_instance = np.array(
-            [theorem1_coefficient(n, spec.population.sigma, sigma_dp, factor) for n in sizes]
-        )
+        if shared:
+            sigma, sigma_dp = population.sigma, laplace_sigma_dp(eps, population.half_width)
+            per_instance = np.array([theorem1_coefficient(n, sigma, sigma_dp, factor) for n in sizes])
+        else:
+            classes = concatenate_runs(instances, "classes")
+            sigmas = population.class_sigmas()
+            sigma_dps = np.array([laplace_sigma_dp(eps, law.half_width) for law in population.laws])
+            per_instance = np.array(
+                [theorem1_coefficient(n, sigmas[c], sigma_dps[c], factor) for n, c in zip(sizes, classes, strict=True)]
+            )
         coef, coef_se = mean_se(per_instance[:, None])
         out[eps] = (float(coef[0]), float(coef_se[0]))
     return out
 
 
-def theorem1_frames(spec: PanelSpec, t: np.ndarray, sizes: np.ndarray) -> list[pd.DataFrame]:
+def theorem1_frames(spec: PanelSpec, t: np.ndarray, instances: list[dict]) -> list[pd.DataFrame]:
     """Theorem 1's asymptote per eps as closed-form curves (rule ``theorem1``)."""
     frames = []
-    for eps, (coef, coef_se) in theorem1_coefficients(spec, sizes).items():
+    for eps, (coef, coef_se) in theorem1_coefficients(spec, instances).items():
         name = f"theorem1 eps={'inf' if math.isinf(eps) else f'{eps:g}'}"
-        frames.append(analytic_frame(name, "theorem1", eps, t, coef / t, coef_se / t, len(sizes)))
+        runs = len(concatenate_runs(instances, "runs"))
+        frames.append(analytic_frame(name, "theorem1", eps, t, coef / t, coef_se / t, runs))
     return frames
 
 
@@ -65,7 +83,7 @@ def bound_table(spec: PanelSpec, instances: list[dict]) -> pd.DataFrame:
     """
     sizes = concatenate_runs(instances, "component_sizes")
     columns = ["quantity", "eps", "value", "se", "gain_predicted", "runs"]
-    if not closed_forms_apply(spec):
+    if not corollary1_applies(spec):
         return pd.DataFrame(columns=columns)
     sigma = spec.population.sigma
     terms = np.array([corollary1_terms(n, sigma) for n in sizes])
@@ -77,7 +95,7 @@ def bound_table(spec: PanelSpec, instances: list[dict]) -> pd.DataFrame:
         ("corollary1_mean_of_ratios", math.nan, ratio_mean[0], ratio_se[0], None),
         ("corollary1_ratio_of_means", math.nan, ratio_of_means, math.nan, None),
     ]
-    for eps, (coef, coef_se) in theorem1_coefficients(spec, sizes).items():
+    for eps, (coef, coef_se) in theorem1_coefficients(spec, instances).items():
         sigma_dp2 = laplace_sigma_dp(eps, spec.population.half_width) ** 2
         rows.append(("theorem1_coefficient", eps, coef, coef_se, None))
         rows.append(("sigma_dp2", eps, sigma_dp2, 0.0, bool(sigma_dp2 < ratio_of_means)))
