@@ -159,3 +159,91 @@ def test_diagnostics_of_the_oracle_classifier_are_exact():
     np.testing.assert_array_equal(rrr[:2], rr[:2])
     # rRR queries only C_a: its classmates answer more often than under RR
     assert (rrr[2] > rr[2]).all()
+
+
+def rr_last_pm1_oracle_mse(classes, means, sigma2, sigma_dp2, t_record):
+    """Exact E[MSE] of the oracle curve under RR, PM-I, non-MoM, known variances, on one
+    instance whose agents may differ (per-class sigma_b^2 and sigma_DP,b^2, jittered mu_b).
+
+    Agent a queries position l = (t - 1) mod (M - 1) (b = l, or l + 1 from a on); after
+    b's k-th answer at t_k, T = X-bar_b^(t_k) + (Z_1 + ... + Z_k)/t_k is independent of
+    a's own mean and of the other senders', with mean mu_b and variance
+    sigma_b^2/t_k + k sigma_DP,b^2/t_k^2.  The inverse-variance combination over a's
+    classmates then has variance 1/P and bias sum_b p_b (mu_b - mu_a)/P, with
+    P = t/sigma_a^2 + sum_b p_b.
+    """
+    n = len(classes)
+    out = []
+    for t in t_record:
+        total = 0.0
+        for a in range(n):
+            precision, bias = t / sigma2[a], 0.0
+            for b in range(n):
+                if b == a or classes[b] != classes[a]:
+                    continue
+                position = b if b < a else b - 1
+                answers = (t - 1 - position) // (n - 1) + 1 if t - 1 >= position else 0
+                if answers == 0:
+                    continue
+                last = position + 1 + (answers - 1) * (n - 1)
+                weight = 1.0 / (sigma2[b] / last + answers * sigma_dp2[b] / last**2)
+                precision += weight
+                bias += weight * (means[b] - means[a])
+            total += 1.0 / precision + (bias / precision) ** 2
+        out.append(total / n)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("noise", ["laplace", "gaussian"])
+def test_oracle_with_per_class_laws_and_jitter_matches_the_exact_expectation(noise):
+    """Per-class sigma (so per-class support and sigma_DP, each sender's own), Beta data and
+    jittered means on a fixed instance: the simulated oracle curve (RR, PM-I, non-MoM)
+    within 4 standard errors of its exact expectation, bias of the jitter included, at
+    small and large t.  With Laplace noise, the expectation without the jitter's bias
+    falls outside, and so does the one with every sender's noise at the largest class's
+    sigma_DP (the bias and the per-sender noise are what is tested)."""
+    from colme.populations import DataLaw
+
+    population = Population(
+        means=(0.2, 0.4, 0.8),
+        laws=tuple(DataLaw("beta", s, a=2.0, b=5.0) for s in (0.2, 0.5, 0.35)),
+        jitter=0.05,
+    )
+    n_agents, runs = 12, 2000
+    classes = population.assign(n_agents, run_generator(4, "per-class", 0, "instance"))
+    means = population.agent_means(classes, run_generator(4, "per-class", 0, "population"))
+    curve = ColmeCurve("rr", "pm1", "last", noise, oracle=True)
+    spec = ColmeSpec(n_agents=n_agents, curves=(curve,), t_record=np.array([1, 5, 11, 40, 120, 400]),
+                     eps=1.0, population=population)
+    mse = simulate_colme_runs(
+        spec, np.repeat(classes[None], runs, 0), [run_generator(4, "per-class", r, "data") for r in range(runs)],
+        agent_means=np.repeat(means[None], runs, 0),
+    )[:, 0]
+    sigma2 = population.class_sigmas()[classes] ** 2
+    sigma_dp2 = spec.class_sigma_dp(curve)[classes] ** 2
+    exact = rr_last_pm1_oracle_mse(classes, means, sigma2, sigma_dp2, spec.t_record)
+    se = mse.std(axis=0, ddof=1) / math.sqrt(runs)
+    assert np.all(np.abs(mse.mean(axis=0) - exact) < 4 * se), (mse.mean(axis=0) - exact) / se
+    if noise == "laplace":  # Gaussian noise at eps = 1 gives the classmates ~3% of the weight: too little to tell
+        no_bias = rr_last_pm1_oracle_mse(classes, np.asarray(population.means)[classes], sigma2, sigma_dp2,
+                                         spec.t_record)
+        assert np.any(np.abs(mse.mean(axis=0) - no_bias) > 4 * se)
+        one_noise = rr_last_pm1_oracle_mse(classes, means, sigma2, np.full(n_agents, sigma_dp2.max()), spec.t_record)
+        assert np.any(np.abs(mse.mean(axis=0) - one_noise) > 4 * se)
+    assert len(set(sigma_dp2)) == 3 and len(set(means)) == n_agents  # the agents did differ
+
+
+def test_privacy_table_gives_each_class_its_own_noise_where_the_laws_differ():
+    """Per-class sigma: one row per class, sigma_DP calibrated to that class's support (the
+    same budget); one shared law: one row, no class column."""
+    from colme.populations import DataLaw
+
+    laws = tuple(DataLaw("uniform", s) for s in (0.2, 0.5, 0.35))
+    curve = ColmeCurve("rr", "pm1", "last", "laplace")
+    spec = ColmeSpec(n_agents=12, curves=(curve,), t_record=np.array([10]), population=Population(laws=laws))
+    table = privacy_table(spec)
+    assert list(table["class"]) == [0, 1, 2]
+    np.testing.assert_allclose(table["sigma_dp"], [spec.sigma_dp(curve, law.half_width) for law in laws])
+    assert table["sigma_dp"].iloc[1] / table["sigma_dp"].iloc[0] == pytest.approx(0.5 / 0.2)  # L is sqrt(3) sigma
+    shared = privacy_table(ColmeSpec(n_agents=12, curves=(curve,), t_record=np.array([10])))
+    assert "class" not in shared and len(shared) == 1

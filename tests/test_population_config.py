@@ -84,12 +84,34 @@ def test_bad_population_mix_and_target_values_are_refused_naming_the_key(case, n
 @pytest.mark.parametrize("population, named", [
     ({"jitter": 0.01}, "['jitter']"),
     ({"sigma": [0.4, 0.5, 0.6]}, "['sigma']"),
+    ({"probabilities": [0.5, 0.3, 0.2]}, "['probabilities']"),
+    ({"sizes": [10, 10, 10]}, "['sizes']"),
 ])
-def test_private_colme_refuses_the_population_keys_its_kernel_cannot_simulate(population, named):
-    entry = {"seed": 1, "figures": {"p": {**PRIVATE, "population": population}}}
+def test_exact_oracle_figure_refuses_the_population_keys_outside_proposition3(population, named):
+    entry = {"seed": 1, "population": population, "figures": {"p": {"engine": "oracle", "n_agents": 30, "t_max": 50}}}
     with pytest.raises(ConfigError) as error:
         validate_config(entry, SCHEMA)
     assert "figures.p: population key(s) " + named in str(error.value)
+
+
+def test_private_colme_simulates_per_class_sigma_and_jitter_and_records_them():
+    """The simulated Private-ColME panel takes per-class sigma and jitter: it runs (jitter
+    from the run's population stream: the chunking does not matter), and its provenance
+    records the population and the per-sender noise."""
+    validated = validate_config({"seed": 1, "figures": {"p": {**PRIVATE, "t_max": 30, "runs": 3, "population": {
+        "sigma": [0.3, 0.5, 0.4], "jitter": 0.02}}}}, SCHEMA)
+    settings = resolve_figure(validated, "p")
+    engine = ENGINES["colme"]
+    params = engine.numeric_params(settings)
+    instance_params = engine.instance_params(settings)
+    whole = engine.simulate(params, engine.instances(instance_params, "p", 0, 3), "p")["mse"]
+    parts = [engine.simulate(params, engine.instances(instance_params, "p", start, stop), "p")["mse"]
+             for start, stop in ((0, 1), (1, 3))]
+    np.testing.assert_array_equal(np.concatenate(parts), whole)
+    assert np.isfinite(whole).all() and (whole > 0).all()
+    choices = engine.figure_interpretations(settings)
+    assert any(line.startswith("per-agent mean jitter") for line in choices)
+    assert any(line.startswith("per-class sigma") for line in choices)
 
 
 def test_private_colme_simulates_a_shared_law_and_records_it():

@@ -215,7 +215,8 @@ POPULATION_CHOICES = {
     "assignment": "classes: {assignment}, drawn per run from its instance stream (before the graph)",
     "jitter": (
         "per-agent mean jitter: mu_a = class mean + U[-{jitter:g}, {jitter:g}], drawn per run from its "
-        "population stream"
+        "population stream; Ideal stays sigma^2/(n_a t), the variance of a class average without the "
+        "jitter's bias"
     ),
 }
 

@@ -55,6 +55,15 @@ SIMULATION = (
 )
 
 
+#: What a simulated Private-ColME figure whose classes have different sigma adds to SIMULATION.
+PER_CLASS_SIGMA = (
+    "per-class sigma: each sender b's p-sums carry noise calibrated to its own class's support "
+    "(sigma_DP,b; Sch-Var-1's variance releases likewise); known variance means agent a knows its "
+    "sigma_a and each sender's sigma_b and sigma_DP,b, so its z-test uses sigma_a^2/t + Var[T_{b->a}] "
+    "and eq. (3) weighs its own mean by t/sigma_a^2"
+)
+
+
 #: Choices behind the analytic Private-ColME figures (Proposition 3, Remark 3).
 ORACLE = (
     (

@@ -17,7 +17,7 @@ from ..engines import (
 )
 from ..errors import ConfigError
 from ..timegrid import figure_grid
-from .choices import ORACLE, SIMULATION
+from .choices import ORACLE, PER_CLASS_SIGMA, SIMULATION
 from .kernel import DIAGNOSTICS, UNSUPPORTED_VARIANCE, ColmeCurve, ColmeSpec, simulate_colme_runs, variance_supported
 from .tables import curve_fields, oracle_table, privacy_table
 
@@ -58,20 +58,18 @@ def panel_spec(params: dict, oracle: bool) -> ColmeSpec:
     )
 
 
-def check_population(settings: dict, where: str, assignment: bool) -> None:
-    """Seed 004's engines know one law and one sigma shared by all agents, with equal means
-    within a class (its Lemma 1-2 noise, variance tests and Proposition 3 read one sigma and
-    one support); the simulated panel (``assignment``) also any class assignment, the exact
-    oracle (binomial class counts) only the uniform one."""
+def check_population(settings: dict, where: str) -> None:
+    """The exact oracle (Proposition 3, Remark 3) knows one law and one sigma shared by all
+    agents, equal means within a class and binomial class counts (the uniform assignment);
+    the simulated panel takes any population."""
     population = settings["population"]
-    unsupported = [key for key in ("jitter",) if key in population]
+    unsupported = [key for key in ("jitter", "probabilities", "sizes") if key in population]
     unsupported += ["sigma"] if isinstance(population["sigma"], list) else []
-    unsupported += [] if assignment else [key for key in ("probabilities", "sizes") if key in population]
     if unsupported:
-        allowed = ["means", "sigma (one)", "law"] + (["probabilities", "sizes"] if assignment else [])
         raise ConfigError(
-            f"{where}: population key(s) {unsupported} (global population or {where}.population) "
-            f"are Private-C-ColME only; this engine allows {allowed}: one law and one sigma for every class"
+            f"{where}: population key(s) {unsupported} (the global population) are not in Proposition 3's model; the exact oracle figure allows ['means', 'sigma (one)', "
+            "'law']: one law and one sigma for every class, uniform assignment, equal means within a class "
+            "(a simulated colme figure with oracle: true takes any population)"
         )
 
 
@@ -110,7 +108,6 @@ class PrivateColmeEngine(SimulatedEngine):
 
     def check(self, settings, where, config):
         check_panel(settings, where)
-        check_population(settings, where, assignment=True)
 
     def numeric_params(self, settings: dict) -> dict:
         params = super().numeric_params(settings)
@@ -123,7 +120,8 @@ class PrivateColmeEngine(SimulatedEngine):
         return panel_spec(params, oracle=params["oracle"])
 
     def run_kernel(self, spec, params, instances, generators, diagnostics, progress):
-        return simulate_colme_runs(spec, instances["classes"], generators, diagnostics, progress)
+        return simulate_colme_runs(spec, instances["classes"], generators, diagnostics, progress,
+                                   instances.get("agent_means"))
 
     def curve_fields(self, spec, curve):
         return curve_fields(spec, curve)
@@ -144,6 +142,10 @@ class PrivateColmeEngine(SimulatedEngine):
         return {
             curve: SCHEDULE_STYLES["rrr"] for curve in dict.fromkeys(diagnostics["curve"]) if curve.startswith("rRR")
         }
+
+    def figure_interpretations(self, settings: dict) -> tuple[str, ...]:
+        per_class = isinstance(settings["population"]["sigma"], list) and len(set(settings["population"]["sigma"])) > 1
+        return super().figure_interpretations(settings) + ((PER_CLASS_SIGMA,) if per_class else ())
 
     def interpretation_options(self, settings: dict) -> tuple[str, ...]:
         variances = {curve.variance for curve in panel_curves(settings, settings["oracle"])}
@@ -176,7 +178,7 @@ class OracleEngine(Engine):
 
     def check(self, settings, where, config):
         check_panel(settings, where)
-        check_population(settings, where, assignment=False)
+        check_population(settings, where)
 
     def spec(self, params: dict) -> ColmeSpec:
         return panel_spec(params, oracle=True)

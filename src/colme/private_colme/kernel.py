@@ -24,7 +24,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from .._jit import call_kernel, check_distinct, jit_noalias
-from ..populations import Population, centred_sample
+from ..populations import QUANTILE_POINTS, Population, centred_sample
 from ..privacy import gaussian_sigma_dp, laplace_sigma_dp, unit_laplace
 from ..progress import Progress, time_segments
 from ..timegrid import checked_t_record
@@ -113,34 +113,40 @@ class ColmeSpec:
         divisor = (self.split if curve.mechanism == "pm2" else 1) * (2 if curve.variance == "schvar1" else 1)
         return self.eps / divisor, self.delta / divisor
 
-    def sigma_w(self, curve: ColmeCurve) -> float:
+    def sigma_w(self, curve: ColmeCurve, half_width: float | None = None) -> float:
         """Noise of a released partial sample variance (Sch-Var-1): Lemma 3 (Gaussian,
-        sigma^2 = 32 L^4 ln(1.25/delta)/eps^2) or its Laplace analogue (32 L^4/eps^2)."""
+        sigma^2 = 32 L^4 ln(1.25/delta)/eps^2) or its Laplace analogue (32 L^4/eps^2), for
+        the support half-width L of the shared law (or ``half_width``)."""
         if curve.variance != "schvar1":
             return 0.0
         eps, delta = self.psum_budget(curve)
-        fourth = 32.0 * self.population.half_width**4
+        fourth = 32.0 * (self.population.half_width if half_width is None else half_width) ** 4
         factor = math.log(1.25 / delta) if curve.noise == "gaussian" else 1.0
         return math.sqrt(fourth * factor) / eps
 
-    def sigma_dp(self, curve: ColmeCurve) -> float:
-        """Noise standard deviation of one p-sum (Lemma 1 Gaussian, Lemma 2 Laplace)."""
+    def sigma_dp(self, curve: ColmeCurve, half_width: float | None = None) -> float:
+        """Noise standard deviation of one p-sum (Lemma 1 Gaussian, Lemma 2 Laplace) for
+        the support half-width L of the shared law (or ``half_width``)."""
         eps, delta = self.psum_budget(curve)
-        half_width = self.population.half_width
+        half_width = self.population.half_width if half_width is None else half_width
         if curve.noise == "gaussian":
             return gaussian_sigma_dp(eps, delta, half_width)
         return laplace_sigma_dp(eps, half_width)
 
+    def class_sigma_dp(self, curve: ColmeCurve) -> np.ndarray:
+        """``sigma_dp`` per class: each sender's noise calibrated to its own class's support."""
+        return np.array([self.sigma_dp(curve, law.half_width) for law in self.population.laws])
+
     def curve_arguments(self, curve: ColmeCurve) -> dict:
-        """The kernel's per-curve parameters, by name."""
+        """The kernel's per-curve parameters, by name (noise levels per class)."""
         return {
             "schedule": SCHEDULES[curve.schedule],
             "mechanism": MECHANISMS[curve.mechanism],
             "weights": WEIGHTS[curve.weights],
             "gaussian": curve.noise == "gaussian",
             "oracle": curve.oracle,
-            "sigma_dp": self.sigma_dp(curve),
-            "sigma_w": self.sigma_w(curve),
+            "class_sigma_dp": self.class_sigma_dp(curve),
+            "class_sigma_w": np.array([self.sigma_w(curve, law.half_width) for law in self.population.laws]),
             "scheme": VARIANCE_SCHEMES[curve.variance],
         }
 
@@ -177,8 +183,8 @@ class Workspace:
     prec: np.ndarray  # (M, M) 1/Var, 0 before b's first answer
     sample_sum: np.ndarray  # (M,) running sum of a's samples
     sample_sq: np.ndarray  # (M,) and of their squares
-    fresh: np.ndarray  # (M,) this step's p-sum noise of a's answer
-    fresh_w: np.ndarray  # (M,) this step's noise of a released partial variance (Sch-Var-1)
+    fresh: np.ndarray  # (M,) this step's unit p-sum noise of the answer a receives
+    fresh_w: np.ndarray  # (M,) and of a released partial variance (Sch-Var-1)
     pointer: np.ndarray  # (M,) int64: rRR's last queried position
     estimates: np.ndarray  # (M*M, 8) per-pair variance-estimation state (``_estimate_variance``)
     pairs: PairState  # p-sum release state of every ordered pair, row a * M + b
@@ -216,8 +222,8 @@ class Workspace:
 
 @jit_noalias
 def _simulate_colme_run(
-    classes, agent_means, law_code, law_a0, law_a1, law_a2, quantiles, sigma2,
-    schedule, mechanism, weights, gaussian, oracle, sigma_dp, sigma_w, scheme,
+    classes, agent_means, law_code, law_a0, law_a1, law_a2, quantiles, class_sigma2,
+    schedule, mechanism, weights, gaussian, oracle, class_sigma_dp, class_sigma_w, scheme,
     every_step, bayes_offset, dof_from_count, drop_first, z2, theta, z_lower, t_record, t_first, t_last,
     rng, mse_out, diagnostics_out,
     chi, stat, var, prec, sample_sum, sample_sq, fresh, fresh_w, pointer, estimates,
@@ -227,11 +233,12 @@ def _simulate_colme_run(
     at ``t_record`` to ``mse_out`` and the ``DIAGNOSTICS`` to ``diagnostics_out`` (3, len).
 
     Called by name only (``call_kernel``).  Instance: ``classes``, ``agent_means``; data
-    law: the population's shared law (``colme.populations.centred_sample``'s ``law_code``,
-    ``law_a0..2``, ``quantiles``; uniform on mu_a +- L for the paper), variance ``sigma2``.  Curve: ``schedule``
-    (``SCHEDULES``), ``mechanism``, ``weights`` (``mechanisms``), ``gaussian`` (else Laplace)
-    noise of standard deviation ``sigma_dp`` per p-sum and ``sigma_w`` per released partial
-    variance, ``oracle`` (C_a = a's class), ``scheme`` (``VARIANCE_SCHEMES``: 0 known
+    law per class (``colme.populations.centred_sample``'s ``law_code``, ``law_a0..2``,
+    ``quantiles``, indexed by class; uniform on mu_a +- L for the paper), variance
+    ``class_sigma2``.  Curve: ``schedule`` (``SCHEDULES``), ``mechanism``, ``weights``
+    (``mechanisms``), ``gaussian`` (else Laplace) noise of standard deviation
+    ``class_sigma_dp`` per p-sum and ``class_sigma_w`` per released partial variance, each
+    the sender's class's, ``oracle`` (C_a = a's class), ``scheme`` (``VARIANCE_SCHEMES``: 0 known
     variance, z-test and eq. (3); 1 Sch-Var-1, 2 Sch-Var-2, 3 Sch-Var-2 with eq. (19): Welch
     test and eq. (5)).  Panel: ``every_step`` (``retest``), ``bayes_offset`` (eq. (19)'s
     prior), ``dof_from_count`` (Welch degrees of freedom kappa - 1 instead of t_kappa - 1),
@@ -243,7 +250,6 @@ def _simulate_colme_run(
     known = scheme == 0
     first = 1 if drop_first and scheme >= 2 else 0  # Sch-Var-2 intervals left out
     by_count = dof_from_count and scheme >= 2
-    sigma_dp2 = sigma_dp * sigma_dp
     if t_first == 1:
         _initialise(classes, oracle, chi, stat, var, prec, sample_sum, sample_sq, pointer)
     next_record = 0
@@ -251,7 +257,7 @@ def _simulate_colme_run(
         next_record += 1
     for t in range(t_first, t_last + 1):
         # Receive (lines 4-6), with this step's noise draws
-        _receive(agent_means, law_code, law_a0, law_a1, law_a2, quantiles, gaussian, sigma_dp, sigma_w, rng,
+        _receive(classes, agent_means, law_code, law_a0, law_a1, law_a2, quantiles, gaussian, rng,
                  sample_sum, sample_sq, fresh, fresh_w)
         # Query (lines 7-11), and the test of the answering agent at t = t_kappa
         for a in range(n):
@@ -259,10 +265,13 @@ def _simulate_colme_run(
             if b < 0:
                 continue
             pair = a * n + b
+            sender = classes[b]
+            sigma_dp = class_sigma_dp[sender]
+            sigma_dp2 = sigma_dp * sigma_dp
             gap_time = t - state[pair, LAST_TIME]
             value = release(
-                pair=pair, t=float(t), sample_mean=sample_sum[b] / t, fresh_noise=fresh[a],
-                sigma2=sigma2, sigma_dp2=sigma_dp2, mechanism=mechanism, weights=weights,
+                pair=pair, t=float(t), sample_mean=sample_sum[b] / t, fresh_noise=sigma_dp * fresh[a],
+                sigma2=class_sigma2[sender], sigma_dp2=sigma_dp2, mechanism=mechanism, weights=weights,
                 state=state, count=count, block_noise=block_noise, block_coef=block_coef,
             )
             stat[a, b] = state[pair, STATISTIC]
@@ -271,21 +280,22 @@ def _simulate_colme_run(
             else:  # line 11: V_{b->a}
                 estimate = _estimate_variance(
                     estimates[pair], scheme, bayes_offset, float(t), gap_time, count[pair], value,
-                    sample_sum[b], sample_sq[b], fresh[a], fresh_w[a], sigma_dp2, first,
+                    sample_sum[b], sample_sq[b], sigma_dp * fresh[a], class_sigma_w[sender] * fresh_w[a], sigma_dp2,
+                    first,
                 )
                 var[a, b] = estimate * state[pair, DATA_COEF] + state[pair, NOISE_VAR]
             prec[a, b] = 1.0 / var[a, b]
             if not oracle and not every_step:
                 other_count = float(count[pair] - first) if by_count else float(t)
                 chi[a, b] = _accept(known, sample_sum[a], sample_sq[a], float(t), stat[a, b],
-                                    var[a, b], other_count, sigma2, z2[t], theta[t], z_lower[t])
+                                    var[a, b], other_count, class_sigma2[classes[a]], z2[t], theta[t], z_lower[t])
         # Estimate (lines 12-14): C_a^(t) re-tested in full if every_step, then mu_a^(t)
         if every_step and not oracle:
-            _retest_all(t, known, first, by_count, sigma2, z2[t], theta[t], z_lower[t],
+            _retest_all(t, known, first, by_count, classes, class_sigma2, z2[t], theta[t], z_lower[t],
                         chi, stat, var, sample_sum, sample_sq, state, count)
         if t == t_record[next_record]:
-            mse_out[next_record] = _mean_squared_error(t, known, sigma2, agent_means, chi, stat, prec,
-                                                       sample_sum, sample_sq)
+            mse_out[next_record] = _mean_squared_error(t, known, classes, class_sigma2, agent_means, chi, stat,
+                                                       prec, sample_sum, sample_sq)
             _record_membership(classes, chi, count, diagnostics_out[:, next_record])
             next_record += 1
 
@@ -306,25 +316,27 @@ def _initialise(classes, oracle, chi, stat, var, prec, sample_sum, sample_sq, po
 
 
 @numba.njit(cache=True)
-def _receive(agent_means, law_code, law_a0, law_a1, law_a2, quantiles, gaussian, sigma_dp, sigma_w, rng,
+def _receive(classes, agent_means, law_code, law_a0, law_a1, law_a2, quantiles, gaussian, rng,
              sample_sum, sample_sq, fresh, fresh_w):
-    """Lines 5-6: each agent's sample X_a^(t) (mu_a plus a draw of the shared law: for the
-    paper's uniform law mu_a + L (2u - 1), as ever), and the noise
-    of the p-sum (and, for Sch-Var-1, of the partial variance) it releases this step.
+    """Lines 5-6: each agent's sample X_a^(t) (mu_a plus a draw of its class's law: for
+    the paper's uniform law mu_a + L (2u - 1), as ever), and the unit noise of the p-sum
+    (and, for Sch-Var-1, of the partial variance) answering a's query this step, which
+    the sender scales by its own sigma_DP.
 
     Draw order per agent: sample, normal, uniform (Laplace), normal, uniform: every curve
     draws both noise laws, so all curves see the same stream (common random numbers).
     """
     for a in range(agent_means.shape[0]):
-        x = agent_means[a] + centred_sample(rng.random(), law_code, law_a0, law_a1, law_a2, quantiles)
+        c = classes[a]
+        x = agent_means[a] + centred_sample(rng.random(), law_code[c], law_a0[c], law_a1[c], law_a2[c], quantiles[c])
         sample_sum[a] += x
         sample_sq[a] += x * x
         normal = rng.standard_normal()
         laplace = unit_laplace(rng.random())
-        fresh[a] = sigma_dp * (normal if gaussian else laplace)
+        fresh[a] = normal if gaussian else laplace
         normal = rng.standard_normal()
         laplace = unit_laplace(rng.random())
-        fresh_w[a] = sigma_w * (normal if gaussian else laplace)
+        fresh_w[a] = normal if gaussian else laplace
 
 
 @numba.njit(cache=True)
@@ -345,11 +357,12 @@ def _choose_agent(a, t, schedule, chi, pointer):
 
 
 @numba.njit(cache=True)
-def _retest_all(t, known, first, by_count, sigma2, z2, theta, z_lower,
+def _retest_all(t, known, first, by_count, classes, class_sigma2, z2, theta, z_lower,
                 chi, stat, var, sample_sum, sample_sq, state, count):
     """Line 13 with ``retest="every_step"``: chi_a(b) for every pair with the current X-bar_a^(t)."""
     n = chi.shape[0]
     for a in range(n):
+        sigma2 = class_sigma2[classes[a]]
         for b in range(n):
             other_count = float(count[a * n + b] - first) if by_count else state[a * n + b, LAST_TIME]
             chi[a, b] = a != b and _accept(known, sample_sum[a], sample_sq[a], float(t), stat[a, b],
@@ -357,14 +370,14 @@ def _retest_all(t, known, first, by_count, sigma2, z2, theta, z_lower,
 
 
 @numba.njit(cache=True)
-def _mean_squared_error(t, known, sigma2, agent_means, chi, stat, prec, sample_sum, sample_sq):
+def _mean_squared_error(t, known, classes, class_sigma2, agent_means, chi, stat, prec, sample_sum, sample_sq):
     """Line 14 averaged over agents: (1/M) sum_a (mu_a^(t) - mu_a)^2, with mu_a^(t) the
-    inverse-variance combination of eq. (3) (known variance) or eq. (5) (V_a^(t))."""
+    inverse-variance combination of eq. (3) (known variance sigma_a^2) or eq. (5) (V_a^(t))."""
     n = chi.shape[0]
     squared_error = 0.0
     for a in range(n):
         own_mean = sample_sum[a] / t
-        own_var = sigma2 if known else _sample_variance(sample_sum[a], sample_sq[a], float(t))
+        own_var = class_sigma2[classes[a]] if known else _sample_variance(sample_sum[a], sample_sq[a], float(t))
         if own_var > 0.0:
             weighted = own_mean * t / own_var
             total = t / own_var
@@ -491,8 +504,12 @@ def simulate_colme_runs(
     generators: list[np.random.Generator],
     diagnostics: np.ndarray | None = None,
     progress: Progress | None = None,
+    agent_means: np.ndarray | None = None,
 ) -> np.ndarray:
     """Average MSE (runs, curves, len(t_record)); every curve replays each run's stream.
+
+    ``agent_means`` (runs, M): each run's true means (a population with jitter,
+    ``colme.instances.run_agent_means``); None: the class means.
 
     ``diagnostics`` (runs, curves, len(DIAGNOSTICS), len(t_record)), if given, receives the
     ``DIAGNOSTICS`` of every run and curve.  With a ``progress``, each run is simulated in
@@ -506,7 +523,7 @@ def simulate_colme_runs(
             raise ValueError(f"{curve.name}: {UNSUPPORTED_VARIANCE}")
     levels = pm2_levels(spec.t_max)
     population = spec.population
-    law_parameters = population.shared_law.kernel_parameters()
+    laws = [law.kernel_parameters() for law in population.laws]
     mse = np.empty((classes.shape[0], len(spec.curves), len(t_record)))
     if diagnostics is None:
         diagnostics = np.empty((*mse.shape[:2], len(DIAGNOSTICS), len(t_record)))
@@ -516,15 +533,20 @@ def simulate_colme_runs(
         "dof_from_count": spec.welch_dof == "kappa",
         "drop_first": spec.schvar2_first_interval == "drop",
         "t_record": t_record,
-        **dict(zip(("law_code", "law_a0", "law_a1", "law_a2"), law_parameters, strict=True)),
-        "quantiles": population.shared_law.quantile_table if law_parameters[0] == 2 else np.zeros(2),
-        "sigma2": population.sigma**2,
+        "law_code": np.array([law[0] for law in laws], dtype=np.int64),
+        **{name: np.array([law[i] for law in laws]) for i, name in enumerate(("law_a0", "law_a1", "law_a2"), 1)},
+        "quantiles": np.stack([
+            law.quantile_table if code == 2 else np.zeros(QUANTILE_POINTS)
+            for law, (code, *_) in zip(population.laws, laws, strict=True)
+        ]),
+        "class_sigma2": population.class_sigmas() ** 2,
     }
     n_runs = classes.shape[0]
     if progress is not None:
         progress.begin(n_runs * len(spec.curves) * spec.t_max)
     for run in range(n_runs):
-        instance = {"classes": classes[run].astype(np.int64), "agent_means": population.agent_means(classes[run])}
+        mu = population.agent_means(classes[run]) if agent_means is None else agent_means[run]
+        instance = {"classes": classes[run].astype(np.int64), "agent_means": mu}
         for index, curve in enumerate(spec.curves):
             outputs = {"rng": copy.deepcopy(generators[run]), "mse_out": mse[run, index],
                        "diagnostics_out": diagnostics[run, index]}

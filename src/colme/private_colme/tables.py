@@ -61,9 +61,12 @@ def privacy_table(spec: ColmeSpec) -> pd.DataFrame:
     after k releases to the same agent (basic composition, Sec. IV-B).  ``sample_*`` is the
     worst case over schedules (rRR can query one agent every step: k <= t_max);
     ``sample_*_rr`` is what a sample gets under RR, k = ceil(t_max / (M - 1)).  Sch-Var-1
-    rows add the partial-variance release each sample enters (half the budget).
+    rows add the partial-variance release each sample enters (half the budget).  Classes
+    with different laws get a row each (column ``class``): their supports, so their
+    sigma_DP, differ.
     """
     rows = []
+    per_class = len(set(spec.population.laws)) > 1
     schemes = sorted({(c.mechanism, c.noise, c.variance == "schvar1") for c in spec.curves})
     for mechanism, noise, releases_variance in schemes:
         curve = next(
@@ -79,12 +82,15 @@ def privacy_table(spec: ColmeSpec) -> pd.DataFrame:
         extra = (eps, delta) if releases_variance else (0.0, 0.0)
         total_eps, total_delta = composed_privacy(eps, delta, uses)
         rr_eps, rr_delta = composed_privacy(eps, delta, uses_rr)
-        rows.append({
-            "mechanism": mechanism, "noise": noise, "variance_releases": releases_variance,
-            "psum_eps": eps, "psum_delta": delta, "sigma_dp": spec.sigma_dp(curve),
-            "psums_per_sample": uses,
-            "sample_eps": total_eps + extra[0], "sample_delta": total_delta + extra[1],
-            "psums_per_sample_rr": uses_rr,
-            "sample_eps_rr": rr_eps + extra[0], "sample_delta_rr": rr_delta + extra[1],
-        })
+        sigma_dps = spec.class_sigma_dp(curve)
+        for cls in range(len(sigma_dps)) if per_class else (None,):
+            rows.append({
+                "mechanism": mechanism, "noise": noise, "variance_releases": releases_variance,
+                "psum_eps": eps, "psum_delta": delta, **({} if cls is None else {"class": cls}),
+                "sigma_dp": sigma_dps[cls or 0],
+                "psums_per_sample": uses,
+                "sample_eps": total_eps + extra[0], "sample_delta": total_delta + extra[1],
+                "psums_per_sample_rr": uses_rr,
+                "sample_eps_rr": rr_eps + extra[0], "sample_delta_rr": rr_delta + extra[1],
+            })
     return pd.DataFrame(rows)
