@@ -67,8 +67,9 @@ def check_population(settings: dict, where: str) -> None:
     unsupported += ["sigma"] if isinstance(population["sigma"], list) else []
     if unsupported:
         raise ConfigError(
-            f"{where}: population key(s) {unsupported} (the global population) are not in Proposition 3's model; the exact oracle figure allows ['means', 'sigma (one)', "
-            "'law']: one law and one sigma for every class, uniform assignment, equal means within a class "
+            f"{where}: population key(s) {unsupported} (the global population) are not in Proposition 3's "
+            "model; the exact oracle figure allows ['means', 'sigma (one)', 'law']: one law and one "
+            "sigma for every class, uniform assignment, equal means within a class "
             "(a simulated colme figure with oracle: true takes any population)"
         )
 
