@@ -83,6 +83,15 @@ def prefetch(typingctx, array, index):
     return types.void(array, index), codegen
 
 
+def _once(source: str, old: str, new: str) -> str:
+    assert source.count(old) == 1, f"expected one {old!r}"
+    return source.replace(old, new)
+
+
+#: The per-agent fields each interleaved row holds, by row array.
+ROWS = {"decision_rows": ("noisy", "set_size", "flips"), "consensus_rows": ("inverse_weight", "error")}
+
+
 def interleaved(template: str) -> str:
     """Decision fields in rows of 3 x LANES, consensus fields in rows of 2 x LANES."""
     source = template.replace(
@@ -94,27 +103,36 @@ def interleaved(template: str) -> str:
                        ("inverse_weight", "consensus_rows[C2 * \\1 + U@]"),
                        ("error", "consensus_rows[C2 * \\1 + LANES + U@]")):
         source = re.sub(rf"\b{field}\[(\w+) \+ U@\]", row, source)
-    source = source.replace(
-        "        for i in range(error.shape[0]):\n            error[i] = error_next[i]",
-        "        for a in range(n_agents):\n            ra = np.uint64(a) * LANES\n"
-        "            consensus_rows[C2 * ra + LANES + U@] = error_next[ra + U@]")
-    return source.replace("n_agents = sample_sum.shape[0]",
-                          "n_agents = sample_sum.shape[0]\n    D3 = np.uint64(3)\n    C2 = np.uint64(2)")
+    source = _once(
+        source,
+        "    for i in range(error.shape[0]):\n        error[i] = error_next[i]",
+        "    for a in range(indptr.shape[0] - 1):\n        ra = np.uint64(a) * LANES\n"
+        "        consensus_rows[C2 * ra + LANES + U@] = error_next[ra + U@]")
+    # The steps' parameter and argument lists: each field's name becomes its row's, once.
+    for rows, names in ROWS.items():
+        source = re.sub(rf"\b({'|'.join(names)})\b(?!\[)", rows, source)
+
+    def once_each(match):
+        items = [item.strip() for item in match[1].split(",")]
+        return "(" + ", ".join(dict.fromkeys(item for item in items if item)) + ")"
+
+    source = re.sub(r"\(([^()#]*\b(?:decision|consensus)_rows\b[^()#]*)\)", once_each, source)
+    return "D3 = np.uint64(3)\nC2 = np.uint64(2)\n" + source
 
 
 def compact_accepted(template: str) -> str:
     """The accepted-edge state stored as uint8 (0 or 1), read back as the lane's float."""
     source = template.replace("accepted[re + U@] = now@", "accepted[re + U@] = np.uint8(now@)")
     source = re.sub(r"(?<![\w(])accepted\[re \+ U@\](?! =)", "(one * accepted[re + U@])", source)
-    return source.replace("            accepted[i] = zero", "            accepted[i] = 0")
+    return _once(source, "        accepted[i] = zero", "        accepted[i] = 0")
 
 
 def compact_accepted_select(template: str) -> str:
     """``compact_accepted`` with selects instead of conversions: stored as ``now > 0``, read
     back as ``one if accepted else zero`` (the same 0.0/1.0, so the same products)."""
     source = template.replace("accepted[re + U@] = now@", "accepted[re + U@] = np.uint8(now@ > zero)")
-    source = re.sub(r"(?<![\w(])accepted\[re \+ U@\](?! =)", "(one if accepted[re + U@] else zero)", source)
-    return source.replace("            accepted[i] = zero", "            accepted[i] = 0")
+    source = re.sub(r"(?<![\w(])accepted\[re \+ U@\](?! =)", "(one if accepted[re + U@] else one - one)", source)
+    return _once(source, "        accepted[i] = zero", "        accepted[i] = 0")
 
 
 def compact_counts(template: str) -> str:
@@ -128,25 +146,20 @@ def compact_counts(template: str) -> str:
     return template
 
 
-def _once(source: str, old: str, new: str) -> str:
-    assert source.count(old) == 1, f"expected one {old!r}"
-    return source.replace(old, new)
-
-
 def prefetched(template: str) -> str:
     """Prefetch the rows agent a + AHEAD's edges will read, in the decision and consensus loops."""
     def rows(first, arrays, edge=False):
-        lines = [f"            ahead = a + {AHEAD}",
-                 "            if ahead < n_agents:",
-                 f"                for j in range({first}[ahead], indptr[ahead + 1]):",
-                 "                    pb = neighbour_row[j]",
-                 "                    pe = pb + LANES - np.uint64(1)"]
-        lines += [f"                    prefetch({name}, {row})" for name in arrays for row in ("pb", "pe")]
+        lines = [f"        ahead = a + {AHEAD}",
+                 "        if ahead < indptr.shape[0] - 1:",
+                 f"            for j in range({first}[ahead], indptr[ahead + 1]):",
+                 "                pb = neighbour_row[j]",
+                 "                pe = pb + LANES - np.uint64(1)"]
+        lines += [f"                prefetch({name}, {row})" for name in arrays for row in ("pb", "pe")]
         if edge:
-            lines += ["                    prefetch(accepted, edge_row[j])"]
+            lines += ["                prefetch(accepted, edge_row[j])"]
         return "\n".join(lines) + "\n"
 
-    decision, consensus_step = "            mine@ = noisy[ra + U@]\n", "            own@ = inverse_weight[ra + U@]\n"
+    decision, consensus_step = "        mine@ = noisy[ra + U@]\n", "        own@ = inverse_weight[ra + U@]\n"
     source = "from bench_layouts import prefetch\n" + template
     source = _once(source, decision, rows("upper", ("noisy", "set_size", "flips")) + decision)
     return _once(source, consensus_step, rows("indptr", ("inverse_weight", "error"), edge=True) + consensus_step)
@@ -160,6 +173,7 @@ class InterleavedWorkspace:
     consensus_rows: np.ndarray
     error_next: np.ndarray
     threshold: np.ndarray
+    pair_threshold: np.ndarray
     sample_sum: np.ndarray
     noise_sum: np.ndarray
 
@@ -173,7 +187,7 @@ def workspace_class(layout: str, accepted_dtype, counts_dtype=None):
 
     class Workspace:
         @staticmethod
-        def allocate(n_agents, n_edges, lanes, dtype):
+        def allocate(n_agents, n_edges, lanes, dtype, n_pairs=1):
             accepted = np.zeros(n_edges * lanes, dtype=accepted_dtype or dtype)
             if layout == "interleaved":
                 def zeros(n):
@@ -181,8 +195,8 @@ def workspace_class(layout: str, accepted_dtype, counts_dtype=None):
 
                 return InterleavedWorkspace(accepted, zeros(n_agents * lanes), zeros(3 * n_agents * lanes),
                                             zeros(2 * n_agents * lanes), zeros(n_agents * lanes), zeros(lanes),
-                                            np.zeros(n_agents), np.zeros(n_agents))
-            arrays = TODAY_WORKSPACE.allocate(n_agents, n_edges, lanes, dtype).arguments()
+                                            zeros(n_pairs * lanes), np.zeros(n_agents), np.zeros(n_agents))
+            arrays = TODAY_WORKSPACE.allocate(n_agents, n_edges, lanes, dtype, n_pairs).arguments()
             counts = {name: np.zeros(n_agents * lanes, dtype=counts_dtype) for name in ("set_size", "flips")}
             return TODAY_WORKSPACE(**{**arrays, "accepted": accepted, **(counts if counts_dtype else {})})
 
@@ -282,7 +296,7 @@ def main() -> None:
 
     def run(name, steps):
         kernel, workspace, lanes = built[name]
-        consensus._KERNELS[lanes], kernel.seconds = kernel, 0.0
+        consensus._KERNELS[lanes, False], kernel.seconds = kernel, 0.0
         consensus.Workspace, consensus.lane_groups = workspace, (lambda n, lanes=lanes: (1, lanes))
         mse = consensus.simulate_runs(panel(n_agents, args.degree, steps), classes, edges,
                                       [run_generator(1, "scale", 0, "data")], np.float32)

@@ -20,6 +20,7 @@ import importlib.util
 import linecache
 import math
 import os
+import re
 import sys
 import warnings
 from dataclasses import dataclass, fields
@@ -253,6 +254,184 @@ def run_key(generator: np.random.Generator) -> int:
 # list binds no caller, and Workspace's field names are its scratch parameters' names.
 
 _TEMPLATE = '''
+@step
+def start_run(agent_means, one, sample_sum, noise_sum, accepted, clock, error):
+    """Algorithm 1, line 1: mu~^(0) = 0 (error -mu_a), no sample yet, every clock at 0,
+    C^(0) empty."""
+    zero = one - one
+    for a in range(agent_means.shape[0]):
+        ra = np.uint64(a) * LANES
+        sample_sum[a] = 0.0
+        noise_sum[a] = 0.0
+        error[ra + U@] = -agent_means[a]
+        clock[ra + U@] = zero
+    for i in range(accepted.shape[0]):
+        accepted[i] = zero
+
+
+@step
+def receive(counter, half_width, agent_class, law_code, law_a0, law_a1, law_a2, quantiles, sample_sum, noise_sum):
+    """Lines 3-4: each agent's new sample x_a^(t) - mu_a and standard Laplace noise draw,
+    accumulated (sample_sum[a] = sum of x_a - mu_a); returns the stream counter."""
+    for a in range(sample_sum.shape[0]):
+        counter += GOLDEN
+        sample_sum[a] += half_width * (2.0 * mix_uniform(counter) - 1.0)  #:shared
+        c = agent_class[a]  #:mixed
+        sample_sum[a] += centred_sample(mix_uniform(counter), law_code[c], law_a0[c], law_a1[c], law_a2[c], quantiles[c])  #:mixed
+        counter += GOLDEN
+        noise_sum[a] += unit_laplace(mix_uniform(counter))
+    return counter
+
+
+@step
+def set_thresholds(t, rule, sigma_dp, beta_pair, theta_k, pair_sigma_a, pair_sigma_b, pair_beta, pair_noise_a,
+                   pair_noise_b, sigma, degree, n_agents, delta, radius_form, threshold, pair_threshold):
+    """The decision rule's threshold at t (Sec. III-C): one per lane, or one per profile
+    pair and lane when agents differ."""
+    threshold[@] = acceptance_threshold(rule[@], t, theta_k[@], sigma, sigma, beta_pair[@], sigma_dp[@], sigma_dp[@], degree, n_agents, delta, radius_form)  #:shared
+    for q in range(pair_sigma_a.shape[0] // LANES):  #:mixed
+        rq = np.uint64(q) * LANES  #:mixed
+        pair_threshold[rq + U@] = acceptance_threshold(rule[@], t, theta_k[@], pair_sigma_a[rq + U@], pair_sigma_b[rq + U@], pair_beta[rq + U@], pair_noise_a[rq + U@], pair_noise_b[rq + U@], degree, n_agents, delta, radius_form)  #:mixed
+
+
+@step
+def publish(t, sigma_dp, agent_noise, one, sample_sum, noise_sum, noisy, set_size, flips):
+    """Line 5: each agent's noisy mean X~_a^(t) (as the error X~_a - mu_a), |C_a| reset to
+    {a}, and at t = 1 every C_a marked changed (C_a^(0) is empty)."""
+    inv_t = 1.0 / t
+    first = one if t == 1 else one - one
+    noise_scale@ = sigma_dp[@]  #:shared
+    for a in range(sample_sum.shape[0]):
+        ra = np.uint64(a) * LANES
+        s = sample_sum[a]
+        z = noise_sum[a]
+        noisy[ra + U@] = (s + noise_scale@ * z) * inv_t  #:shared
+        noisy[ra + U@] = (s + agent_noise[ra + U@] * z) * inv_t  #:mixed
+        set_size[ra + U@] = one
+        flips[ra + U@] = first
+
+
+@step
+def decide(rule, indptr, upper, neighbour_row, edge_row, offset, same, profile_row, profile_col, one,
+           weight_offset, threshold, pair_threshold, noisy, accepted, set_size, flips, inverse_weight):
+    """Lines 6-7, the decision rule chi_a^(t)(b) = chi_b^(t)(a), once per edge {a, b} from
+    its lower end a (neighbours k >= upper[a] have b > a): |C_a^(t)|, |C_b^(t)| and whether
+    C^(t) != C^(t-1) accumulate at both ends.  Returns each lane's count of changes (> 0
+    iff some C_a^(t) changed)."""
+    zero = one - one
+    oracle@ = one if rule[@] == 0 else zero
+    limit@ = threshold[@]  #:shared
+    changes@ = zero
+    for a in range(indptr.shape[0] - 1):
+        ra = np.uint64(a) * LANES
+        mine@ = noisy[ra + U@]
+        size@ = set_size[ra + U@]
+        flip@ = flips[ra + U@]
+        row@ = profile_row[ra + U@]  #:mixed
+        for k in range(upper[a], indptr[a + 1]):
+            rb = neighbour_row[k]
+            re = edge_row[k]
+            d = offset[k]
+            same_class = same[k]
+            limit@ = pair_threshold[row@ + profile_col[rb + U@] + U@]  #:mixed
+            now@ = max(one if abs(mine@ - noisy[rb + U@] + d) < limit@ else zero, same_class * oracle@)
+            change@ = abs(now@ - accepted[re + U@])
+            accepted[re + U@] = now@
+            size@ += now@
+            flip@ += change@
+            set_size[rb + U@] += now@
+            flips[rb + U@] += change@
+        set_size[ra + U@] = size@
+        flips[ra + U@] = flip@
+        changes@ += flip@
+        inverse_weight[ra + U@] = one / (size@ + weight_offset)
+    return ({changes@},)
+
+
+@step
+def consensus(changes, indptr, neighbour_row, edge_row, offset, one, block_scale, block_shift, per_agent_reset,
+              global_reset, accepted, inverse_weight, noisy, flips, clock, error, error_next):
+    """Lines 8-10, the consensus step with W^(t) of eq. (2): W_ab = min(1/(|C_a|+1),
+    1/(|C_b|+1)), and alpha of the agent's clock tau: 1 - alpha = 1/(block + 2), block =
+    floor(tau * block_scale) + block_shift (floor10: tau/10 and 0; theory: tau and -1).
+
+    In increment form, (W e)_a = e_a + sum_b W_ab (e_b - e_a) and alpha m + (1 - alpha) x =
+    m + (1 - alpha)(x - m): no rounded 1 - sum W or alpha multiplies a whole value.  The
+    clock restarts (alpha_reset) when the agent's own C_a^(t) changed (per_agent), when
+    anybody's did (global: ``changes`` > 0), or never (none).
+    """
+    zero = one - one
+    two = one + one
+    everybody@ = global_reset * changes[@]
+    for a in range(indptr.shape[0] - 1):
+        ra = np.uint64(a) * LANES
+        own@ = inverse_weight[ra + U@]
+        mine@ = error[ra + U@]
+        pull@ = zero
+        for k in range(indptr[a], indptr[a + 1]):
+            rb = neighbour_row[k]
+            re = edge_row[k]
+            d = offset[k]
+            w@ = accepted[re + U@] * min(own@, inverse_weight[rb + U@])
+            pull@ += w@ * (error[rb + U@] - d - mine@)
+        trigger@ = per_agent_reset * flips[ra + U@] + everybody@
+        tick@ = one if trigger@ > zero else clock[ra + U@] + one
+        clock[ra + U@] = tick@
+        fresh@ = one / (np.floor(tick@ * block_scale) + block_shift + two)
+        mixed@ = mine@ + pull@
+        error_next[ra + U@] = mixed@ + fresh@ * (noisy[ra + U@] - mixed@)
+    # A copy, not a swap: swapped references would hide from LLVM which argument each
+    # name points to, and the no-alias vectorization would be lost.
+    for i in range(error.shape[0]):
+        error[i] = error_next[i]
+
+
+@step
+def record_mse(t, column, indptr, neighbour_row, edge_row, one, sample_sum, accepted, set_size, error, mse_out):
+    """Line 11 averaged over agents into ``mse_out[:, column]``: the final if/else of
+    Algorithm 1 takes the local mean when every |C_b| <= 2, b in C_a."""
+    n_agents = sample_sum.shape[0]
+    inv_t = 1.0 / t
+    two = one + one
+    squared@ = 0.0
+    for a in range(n_agents):
+        ra = np.uint64(a) * LANES
+        local_error = sample_sum[a] * inv_t
+        largest@ = set_size[ra + U@]
+        for k in range(indptr[a], indptr[a + 1]):
+            rb = neighbour_row[k]
+            re = edge_row[k]
+            largest@ = max(largest@, accepted[re + U@] * set_size[rb + U@])
+        estimate@ = local_error if largest@ <= two else np.float64(error[ra + U@])
+        squared@ += estimate@ * estimate@
+    mse_out[@, column] = squared@ / n_agents
+
+
+@step
+def record_diagnostics(column, indptr, upper, edge_row, same, one, accepted, flips, diagnostics_out):
+    """The ``DIAGNOSTICS`` into ``diagnostics_out[:, :, column]``: the decision rule's error
+    rates over the graph's edges (same class rejected, other class accepted) and the share
+    of agents whose C_a changed."""
+    n_agents = indptr.shape[0] - 1
+    zero = one - one
+    same_edges = 0.0
+    rejected@ = 0.0
+    crossing@ = 0.0
+    changed@ = 0.0
+    for a in range(n_agents):
+        ra = np.uint64(a) * LANES
+        changed@ += 1.0 if flips[ra + U@] > zero else 0.0
+        for k in range(upper[a], indptr[a + 1]):
+            re = edge_row[k]
+            same_edges += same[k]
+            rejected@ += same[k] * (one - accepted[re + U@])
+            crossing@ += (one - same[k]) * accepted[re + U@]
+    cross_edges = (indptr[n_agents] - indptr[0]) / 2.0 - same_edges
+    diagnostics_out[@, 0, column] = rejected@ / same_edges if same_edges > 0 else np.nan
+    diagnostics_out[@, 1, column] = crossing@ / cross_edges if cross_edges > 0 else np.nan
+    diagnostics_out[@, 2, column] = changed@ / n_agents
+
+
 def kernel(
     # The run: its graph (CSR; rows premultiplied by LANES), classes, means, stream key.
     indptr, upper, neighbour_row, edge_row, offset, same, agent_means, key,
@@ -273,137 +452,29 @@ def kernel(
     accepted, clock, noisy, error, error_next, set_size, inverse_weight, flips, threshold,
     pair_threshold, sample_sum, noise_sum,
 ):
+    """Algorithm 1 of seed 002 for one run and one lane group, steps t_first..t_last."""
     n_agents = sample_sum.shape[0]
-    zero = one - one
-    two = one + one
-    oracle@ = one if rule[@] == 0 else zero
-    noise_scale@ = sigma_dp[@]
     if t_first == 1:
-        for a in range(n_agents):
-            ra = np.uint64(a) * LANES
-            sample_sum[a] = 0.0
-            noise_sum[a] = 0.0
-            error[ra + U@] = -agent_means[a]  # mu~^(0) = 0
-            clock[ra + U@] = zero
-        for i in range(accepted.shape[0]):
-            accepted[i] = zero
+        start_run(agent_means, one, sample_sum, noise_sum, accepted, clock, error)
     # Two draws per agent and step: the counter where step t_first starts (mod 2^64).
     counter = key + np.uint64(2 * n_agents) * np.uint64(t_first - 1) * GOLDEN
     next_record = 0
     while t_record[next_record] < t_first:
         next_record += 1
     for t in range(t_first, t_last + 1):
-        inv_t = 1.0 / t
-        # Data and standard noise: sample_sum[a] = sum of x_a - mu_a.
-        for a in range(n_agents):
-            counter += GOLDEN
-            sample_sum[a] += half_width * (2.0 * mix_uniform(counter) - 1.0)  #:shared
-            c = agent_class[a]  #:mixed
-            sample_sum[a] += centred_sample(mix_uniform(counter), law_code[c], law_a0[c], law_a1[c], law_a2[c], quantiles[c])  #:mixed
-            counter += GOLDEN
-            noise_sum[a] += unit_laplace(mix_uniform(counter))
-        threshold[@] = acceptance_threshold(rule[@], t, theta_k[@], sigma, sigma, beta_pair[@], noise_scale@, noise_scale@, degree, n_agents, delta, radius_form)  #:shared
-        limit@ = threshold[@]  #:shared
-        for q in range(pair_sigma_a.shape[0] // LANES):  #:mixed
-            rq = np.uint64(q) * LANES  #:mixed
-            pair_threshold[rq + U@] = acceptance_threshold(rule[@], t, theta_k[@], pair_sigma_a[rq + U@], pair_sigma_b[rq + U@], pair_beta[rq + U@], pair_noise_a[rq + U@], pair_noise_b[rq + U@], degree, n_agents, delta, radius_form)  #:mixed
-        first = one if t == 1 else zero  # C_a^(0) is empty: everybody changes at t = 1
-        for a in range(n_agents):
-            ra = np.uint64(a) * LANES
-            s = sample_sum[a]
-            z = noise_sum[a]
-            noisy[ra + U@] = (s + noise_scale@ * z) * inv_t  #:shared
-            noisy[ra + U@] = (s + agent_noise[ra + U@] * z) * inv_t  #:mixed
-            set_size[ra + U@] = one
-            flips[ra + U@] = first
-        # Decision rule chi_a^(t)(b) = chi_b^(t)(a), once per edge {a, b}, from its lower end
-        # a (neighbours k >= upper[a] have b > a): |C_a^(t)|, |C_b^(t)| and whether
-        # C^(t) != C^(t-1) accumulate at both ends; changes > 0 iff some C_a^(t) changed.
-        changes@ = zero
-        for a in range(n_agents):
-            ra = np.uint64(a) * LANES
-            mine@ = noisy[ra + U@]
-            size@ = set_size[ra + U@]
-            flip@ = flips[ra + U@]
-            row@ = profile_row[ra + U@]  #:mixed
-            for k in range(upper[a], indptr[a + 1]):
-                rb = neighbour_row[k]
-                re = edge_row[k]
-                d = offset[k]
-                same_class = same[k]
-                limit@ = pair_threshold[row@ + profile_col[rb + U@] + U@]  #:mixed
-                now@ = max(one if abs(mine@ - noisy[rb + U@] + d) < limit@ else zero, same_class * oracle@)
-                change@ = abs(now@ - accepted[re + U@])
-                accepted[re + U@] = now@
-                size@ += now@
-                flip@ += change@
-                set_size[rb + U@] += now@
-                flips[rb + U@] += change@
-            set_size[ra + U@] = size@
-            flips[ra + U@] = flip@
-            changes@ += flip@
-            inverse_weight[ra + U@] = one / (size@ + weight_offset)
-        # Consensus step with W^(t) of eq. (2): W_ab = min(1/(|C_a|+1), 1/(|C_b|+1)), and
-        # alpha of the agent's clock tau: 1 - alpha = 1/(block + 2), block = floor(tau *
-        # block_scale) + block_shift (floor10: tau/10 and 0; theory: tau and -1).  In
-        # increment form, (W e)_a = e_a + sum_b W_ab (e_b - e_a) and alpha m + (1 - alpha) x =
-        # m + (1 - alpha)(x - m): no rounded 1 - sum W or alpha multiplies a whole value.
-        everybody@ = global_reset * changes@  # > 0: every clock restarts (global)
-        for a in range(n_agents):
-            ra = np.uint64(a) * LANES
-            own@ = inverse_weight[ra + U@]
-            mine@ = error[ra + U@]
-            pull@ = zero
-            for k in range(indptr[a], indptr[a + 1]):
-                rb = neighbour_row[k]
-                re = edge_row[k]
-                d = offset[k]
-                w@ = accepted[re + U@] * min(own@, inverse_weight[rb + U@])
-                pull@ += w@ * (error[rb + U@] - d - mine@)
-            # The clock restarts (alpha_reset) when the agent's own C_a^(t) changed
-            # (per_agent), when anybody's did (global), or never (none).
-            trigger@ = per_agent_reset * flips[ra + U@] + everybody@
-            tick@ = one if trigger@ > zero else clock[ra + U@] + one
-            clock[ra + U@] = tick@
-            fresh@ = one / (np.floor(tick@ * block_scale) + block_shift + two)
-            mixed@ = mine@ + pull@
-            error_next[ra + U@] = mixed@ + fresh@ * (noisy[ra + U@] - mixed@)
-        # A copy, not a swap: swapped references would hide from LLVM which argument each
-        # name points to, and the no-alias vectorization would be lost.
-        for i in range(error.shape[0]):
-            error[i] = error_next[i]
+        counter = receive(counter, half_width, agent_class, law_code, law_a0, law_a1, law_a2, quantiles,
+                          sample_sum, noise_sum)
+        set_thresholds(t, rule, sigma_dp, beta_pair, theta_k, pair_sigma_a, pair_sigma_b, pair_beta, pair_noise_a,
+                       pair_noise_b, sigma, degree, n_agents, delta, radius_form, threshold, pair_threshold)
+        publish(t, sigma_dp, agent_noise, one, sample_sum, noise_sum, noisy, set_size, flips)
+        changes = decide(rule, indptr, upper, neighbour_row, edge_row, offset, same, profile_row, profile_col, one,
+                         weight_offset, threshold, pair_threshold, noisy, accepted, set_size, flips, inverse_weight)
+        consensus(changes, indptr, neighbour_row, edge_row, offset, one, block_scale, block_shift, per_agent_reset,
+                  global_reset, accepted, inverse_weight, noisy, flips, clock, error, error_next)
         if t == t_record[next_record]:
-            # Final if/else of Algorithm 1: local mean when every |C_b| <= 2, b in C_a.
-            squared@ = 0.0
-            for a in range(n_agents):
-                ra = np.uint64(a) * LANES
-                local_error = sample_sum[a] * inv_t
-                largest@ = set_size[ra + U@]
-                for k in range(indptr[a], indptr[a + 1]):
-                    rb = neighbour_row[k]
-                    re = edge_row[k]
-                    largest@ = max(largest@, accepted[re + U@] * set_size[rb + U@])
-                estimate@ = local_error if largest@ <= 2 else np.float64(error[ra + U@])
-                squared@ += estimate@ * estimate@
-            mse_out[@, next_record] = squared@ / n_agents
-            # Diagnostics: the decision rule's error rates over the graph's edges (same
-            # class rejected, other class accepted) and the agents whose C_a changed.
-            same_edges = 0.0
-            rejected@ = 0.0
-            crossing@ = 0.0
-            changed@ = 0.0
-            for a in range(n_agents):
-                ra = np.uint64(a) * LANES
-                changed@ += 1.0 if flips[ra + U@] > zero else 0.0
-                for k in range(upper[a], indptr[a + 1]):
-                    re = edge_row[k]
-                    same_edges += same[k]
-                    rejected@ += same[k] * (one - accepted[re + U@])
-                    crossing@ += (one - same[k]) * accepted[re + U@]
-            cross_edges = (indptr[n_agents] - indptr[0]) / 2.0 - same_edges
-            diagnostics_out[@, 0, next_record] = rejected@ / same_edges if same_edges > 0 else np.nan
-            diagnostics_out[@, 1, next_record] = crossing@ / cross_edges if cross_edges > 0 else np.nan
-            diagnostics_out[@, 2, next_record] = changed@ / n_agents
+            record_mse(t, next_record, indptr, neighbour_row, edge_row, one, sample_sum, accepted, set_size, error,
+                       mse_out)
+            record_diagnostics(next_record, indptr, upper, edge_row, same, one, accepted, flips, diagnostics_out)
             next_record += 1
 '''
 
@@ -426,13 +497,19 @@ def kernel_source(lanes: int, mixed: bool = False) -> str:
     profile pair.  Everything else is one source for both.
     """
     keep, drop = ("#:mixed", "#:shared") if mixed else ("#:shared", "#:mixed")
+
+    def lane(text: str, c: int) -> str:
+        return text.replace("U@", f"U{c}").replace("@", str(c))
+
     lines = []
     for line in _TEMPLATE.splitlines():
         if line.endswith(drop):
             continue
         line = line.removesuffix(keep).rstrip()
-        if "@" in line:
-            lines.extend(line.replace("U@", f"U{c}").replace("@", str(c)) for c in range(lanes))
+        if "{" in line:  # {x@} -> x0, x1, ...: every lane in one expression
+            lines.append(re.sub(r"\{([^{}]*@[^{}]*)\}", lambda m: ", ".join(lane(m[1], c) for c in range(lanes)), line))
+        elif "@" in line and not line.startswith("@"):
+            lines.extend(lane(line, c) for c in range(lanes))
         else:
             lines.append(line)
     return "\n".join(lines) + "\n"
@@ -446,12 +523,14 @@ def kernel_module_source(lanes: int, mixed: bool = False) -> str:
     constants = "\n".join(f"U{c} = np.uint64({c})" for c in range(lanes))
     return (
         f'"""Generated by {package}.kernel.kernel_module_source({lanes}, mixed={mixed}): do not edit."""\n'
+        "import numba\n"
         "import numpy as np\n"
         f"from {root}._jit import jit_noalias\n"
         f"from {package}.kernel import _GOLDEN as GOLDEN, _mix_uniform as mix_uniform\n"
         f"from {package}.rules import acceptance_threshold\n"
         f"from {root}.privacy import unit_laplace\n"
         f"from {root}.populations import centred_sample\n"
+        "step = numba.njit(inline='always', error_model='numpy')\n"
         f"LANES = np.uint64({lanes})\n{constants}\n"
         + kernel_source(lanes, mixed)
         + "kernel = jit_noalias(kernel, cache=CACHE, slp_vectorize=True)\n"
