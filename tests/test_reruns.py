@@ -465,8 +465,8 @@ def test_editing_an_edge_list_file_reruns_its_figure(edge_file):
 # --- Populations (issue 19): every population key reruns exactly what it feeds ------------
 
 #: Per key of a population (global or a figure's own), a valid edit and the earliest stage
-#: it reruns for a Private-C-ColME figure (the class assignment feeds the instances; the
-#: laws, sigma and jitter only the data, so the chunks).
+#: it reruns for a simulated figure of either engine (the class assignment feeds the
+#: instances; the laws, sigma and jitter only the data, so the chunks).
 POPULATION_EDITS = {
     "law": ({"kind": "truncated_normal", "truncation": 2.0}, "simulate"),
     "law.shape": ({"kind": "beta", "a": 2.0, "b": 3.0}, "simulate"),  # from Beta(2, 5)
@@ -478,9 +478,17 @@ POPULATION_EDITS = {
 }
 
 
-def population_config() -> dict:
-    figure = {"n_agents": 36, "degree": 4, "eps": [1], "theta_k": [6], "t_max": 50, "runs": 4, "chunk_runs": 2,
-              "grid": {"linear": 5, "log": 3}}
+#: A small simulated figure per engine whose figures take a population of their own.
+POPULATION_FIGURES = {
+    "ccolme": {"n_agents": 36, "degree": 4, "eps": [1], "theta_k": [6], "t_max": 50, "runs": 4, "chunk_runs": 2,
+               "grid": {"linear": 5, "log": 3}},
+    "colme": {"engine": "colme", "n_agents": 36, "t_max": 50, "runs": 4, "chunk_runs": 2,
+              "grid": {"linear": 5, "log": 3}},
+}
+
+
+def population_config(engine: str) -> dict:
+    figure = POPULATION_FIGURES[engine]
     return {"seed": 3, "figures": {
         "plain": dict(figure),
         "own": {**figure, "population": {"law": {"kind": "beta", "a": 2.0, "b": 5.0}}},
@@ -497,12 +505,13 @@ def population_jobs(config):
     return jobs
 
 
+@pytest.mark.parametrize("engine", sorted(POPULATION_FIGURES))
 @pytest.mark.parametrize("key", sorted(POPULATION_EDITS))
-def test_population_keys_rerun_exactly_their_stage(key):
+def test_population_keys_rerun_exactly_their_stage(key, engine):
     """An edit of the figure ``own``'s population reruns its earliest stage and nothing of
     the figure ``plain``, which keeps the global population."""
     value, expected = POPULATION_EDITS[key]
-    base = population_config()
+    base = population_config(engine)
     config = copy.deepcopy(base)
     config["figures"]["own"]["population"][key.split(".")[0]] = value
     before, after = population_jobs(base), population_jobs(config)
