@@ -13,6 +13,7 @@ from ..engines import (
     FigureTables,
     SimulatedEngine,
     population,
+    population_summary,
     wall_minutes,
 )
 from ..errors import ConfigError
@@ -132,7 +133,9 @@ class PrivateColmeEngine(SimulatedEngine):
         return privacy, {"privacy": privacy.to_dict(orient="records")}
 
     def details(self, settings: dict) -> str:
-        return f"eps {settings['eps']:g}, delta {settings['delta']:g}, retest {settings['retest']}"
+        line = f"eps {settings['eps']:g}, delta {settings['delta']:g}, retest {settings['retest']}"
+        population_line = population_summary(settings["population"])
+        return line + (f"\n{population_line}" if population_line else "")
 
     def panel_style(self, table):
         return panel_style(table)
