@@ -299,15 +299,25 @@ class Population:
         return len(self.means)
 
     @property
+    def one_law(self) -> bool:
+        """Whether every class has the same law (kind, shape and sigma)."""
+        return len(set(self.laws)) == 1
+
+    @property
+    def sigmas_differ(self) -> bool:
+        """Whether the classes have different sigma (so different supports and sigma_DP)."""
+        return len({law.sigma for law in self.laws}) > 1
+
+    @property
     def uniform_law(self) -> bool:
         """One uniform law and one sigma for every class: the papers' set-up, simulated by
         their kernels unchanged."""
-        return len(set(self.laws)) == 1 and self.laws[0].kind == "uniform"
+        return self.one_law and self.laws[0].kind == "uniform"
 
     @property
     def shared_law(self) -> DataLaw:
         """The law every class shares; ValueError if the classes differ."""
-        if len(set(self.laws)) != 1:
+        if not self.one_law:
             raise ValueError("the classes have different laws (per-class sigma): no shared law")
         return self.laws[0]
 
@@ -323,6 +333,20 @@ class Population:
 
     def class_sigmas(self) -> np.ndarray:
         return np.array([law.sigma for law in self.laws])
+
+    def kernel_laws(self) -> dict[str, np.ndarray]:
+        """Each class's law as the kernels' ``centred_sample`` reads it, by kernel parameter
+        name: ``law_code``, ``law_a0..2`` (``DataLaw.kernel_parameters``) and ``quantiles``
+        (QUANTILE_POINTS per class; zeros for the laws drawn without a table)."""
+        parameters = [law.kernel_parameters() for law in self.laws]
+        return {
+            "law_code": np.array([p[0] for p in parameters], dtype=np.int64),
+            **{name: np.array([p[i] for p in parameters]) for i, name in enumerate(("law_a0", "law_a1", "law_a2"), 1)},
+            "quantiles": np.stack([
+                law.quantile_table if p[0] == 2 else np.zeros(QUANTILE_POINTS)
+                for law, p in zip(self.laws, parameters, strict=True)
+            ]),
+        }
 
     def assign(self, n_agents: int, rng: np.random.Generator) -> np.ndarray:
         """Each agent's class (``assign_classes``)."""

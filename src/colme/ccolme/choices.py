@@ -96,9 +96,9 @@ def ccolme_population_choices(population, has_mixes: bool) -> tuple[str, ...]:
     """The population's lines (``population_choices``) and those of MIXED_CHOICES
     that apply to a figure's population and curves."""
     lines = list(population_choices(population))
-    if len({law.sigma for law in population.laws}) > 1:
+    if population.sigmas_differ:
         lines.append(MIXED_CHOICES["sigma"])
-    if len(set(population.laws)) > 1 or population.jitter > 0 or has_mixes:
+    if not population.one_law or population.jitter > 0 or has_mixes:
         lines.append(MIXED_CHOICES["closed_forms"])
     if has_mixes:
         lines.append(MIXED_CHOICES["mix"])

@@ -31,7 +31,7 @@ import numpy as np
 
 from .._jit import call_kernel, check_distinct
 from ..graphs import csr_neighbours, valid_edges
-from ..populations import QUANTILE_POINTS, Population
+from ..populations import Population
 from ..privacy import laplace_sigma_dp
 from ..progress import Progress, time_segments
 from ..timegrid import checked_t_record
@@ -736,18 +736,9 @@ def simulate_runs(
     rates = np.empty((n_runs, padded, len(DIAGNOSTICS), len(t_record)))
     population = spec.population
     shared = population.laws[0]  # read by the shared kernel only, whose classes all have it
-    laws = [law.kernel_parameters() for law in population.laws]
-    panel = {
+    panel = population.kernel_laws() | {
         "half_width": shared.half_width,
         "sigma": shared.sigma,
-        "law_code": np.array([law[0] for law in laws], dtype=np.int64),
-        "law_a0": np.array([law[1] for law in laws]),
-        "law_a1": np.array([law[2] for law in laws]),
-        "law_a2": np.array([law[3] for law in laws]),
-        "quantiles": np.stack([
-            law.quantile_table if code == 2 else np.zeros(QUANTILE_POINTS)
-            for law, (code, *_) in zip(population.laws, laws, strict=True)
-        ]),
         "delta": float(spec.optimistic_delta),
         "radius_form": OPTIMISTIC_RADII[spec.optimistic_radius],
         "weight_offset": weight_offset,

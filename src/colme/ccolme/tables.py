@@ -32,7 +32,7 @@ def theorem1_applies(spec: PanelSpec) -> bool:
 def corollary1_applies(spec: PanelSpec) -> bool:
     """Corollary 1 compares one sigma_DP^2 with a bound in one sigma: it needs, beyond
     Theorem 1, one law shared by every class (one support, so one sigma_DP per eps)."""
-    return theorem1_applies(spec) and len(set(spec.population.laws)) == 1
+    return theorem1_applies(spec) and spec.population.one_law
 
 
 def theorem1_coefficients(spec: PanelSpec, instances: list[dict]) -> dict[float, tuple[float, float]]:
@@ -46,9 +46,8 @@ def theorem1_coefficients(spec: PanelSpec, instances: list[dict]) -> dict[float,
         return out
     population = spec.population
     sizes = concatenate_runs(instances, "component_sizes")
-    shared = len(set(population.laws)) == 1
     for eps in sorted({c.eps for c in spec.curves if not c.mix}):
-        if shared:
+        if population.one_law:
             sigma, sigma_dp = population.sigma, laplace_sigma_dp(eps, population.half_width)
             per_instance = np.array([theorem1_coefficient(n, sigma, sigma_dp, factor) for n in sizes])
         else:

@@ -148,7 +148,7 @@ class PrivateColmeEngine(SimulatedEngine):
         }
 
     def figure_interpretations(self, settings: dict) -> tuple[str, ...]:
-        per_class = isinstance(settings["population"]["sigma"], list) and len(set(settings["population"]["sigma"])) > 1
+        per_class = population(settings).sigmas_differ
         return super().figure_interpretations(settings) + ((PER_CLASS_SIGMA,) if per_class else ())
 
     def interpretation_options(self, settings: dict) -> tuple[str, ...]:

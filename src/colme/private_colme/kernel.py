@@ -24,7 +24,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from .._jit import call_kernel, check_distinct, jit_noalias
-from ..populations import QUANTILE_POINTS, Population, centred_sample
+from ..populations import Population, centred_sample
 from ..privacy import gaussian_sigma_dp, laplace_sigma_dp, unit_laplace
 from ..progress import Progress, time_segments
 from ..timegrid import checked_t_record
@@ -523,7 +523,6 @@ def simulate_colme_runs(
             raise ValueError(f"{curve.name}: {UNSUPPORTED_VARIANCE}")
     levels = pm2_levels(spec.t_max)
     population = spec.population
-    laws = [law.kernel_parameters() for law in population.laws]
     mse = np.empty((classes.shape[0], len(spec.curves), len(t_record)))
     if diagnostics is None:
         diagnostics = np.empty((*mse.shape[:2], len(DIAGNOSTICS), len(t_record)))
@@ -533,14 +532,8 @@ def simulate_colme_runs(
         "dof_from_count": spec.welch_dof == "kappa",
         "drop_first": spec.schvar2_first_interval == "drop",
         "t_record": t_record,
-        "law_code": np.array([law[0] for law in laws], dtype=np.int64),
-        **{name: np.array([law[i] for law in laws]) for i, name in enumerate(("law_a0", "law_a1", "law_a2"), 1)},
-        "quantiles": np.stack([
-            law.quantile_table if code == 2 else np.zeros(QUANTILE_POINTS)
-            for law, (code, *_) in zip(population.laws, laws, strict=True)
-        ]),
         "class_sigma2": population.class_sigmas() ** 2,
-    }
+    } | population.kernel_laws()
     n_runs = classes.shape[0]
     if progress is not None:
         progress.begin(n_runs * len(spec.curves) * spec.t_max)

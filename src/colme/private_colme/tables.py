@@ -66,7 +66,7 @@ def privacy_table(spec: ColmeSpec) -> pd.DataFrame:
     sigma_DP, differ.
     """
     rows = []
-    per_class = len(set(spec.population.laws)) > 1
+    per_class = not spec.population.one_law
     schemes = sorted({(c.mechanism, c.noise, c.variance == "schvar1") for c in spec.curves})
     for mechanism, noise, releases_variance in schemes:
         curve = next(
