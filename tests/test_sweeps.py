@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import glob
+import json
 import math
 
 import numpy as np
@@ -22,7 +23,16 @@ from colme.config import ConfigError, load_schema, resolve_figure, validate_conf
 from colme.privacy import laplace_sigma_dp
 from colme.registry import ENGINES, stage_params
 from colme.stages import makers
-from colme.sweeps import crossing, curve_label, point_name, points, summarise, sweep_points, value_token
+from colme.sweeps import (
+    crossing,
+    curve_label,
+    point_name,
+    points,
+    summarise,
+    sweep_figures,
+    sweep_points,
+    value_token,
+)
 
 SCHEMA = load_schema()
 SHIPPED = yaml.safe_load((ROOT / "config.yaml").read_text())
@@ -172,11 +182,12 @@ def test_sweep_agreement_reads_the_three_verdicts():
 def test_shipped_sweeps_are_points_of_their_base():
     config = validate_config(SHIPPED, SCHEMA)
     settings = sweep_points(config, SCHEMA)
-    pu = [s for name, s in settings.items() if name.startswith("privacy_utility_r5__")]
-    assert [s["eps"][0] for s in pu] == [0.25, 0.5, 1, 2, 4, 8, 16, math.inf]
-    assert all(s["stream"] == "fig1_r5" and s["degree"] == 5 and s["t_max"] == 30000 for s in pu)
+    pu = settings["privacy_utility_r5__eps_lanes"]  # the eps axis as lanes of one figure
+    assert pu["eps"] == [0.25, 0.5, 1, 2, 4, 8, 16, math.inf] and pu["theta_k"] == [8, 8, 8, 7, 7, 7, 7, 7]
+    assert pu["stream"] == "fig1_r5" and pu["degree"] == 5 and pu["t_max"] == 30000
     phase = [s for name, s in settings.items() if name.startswith("phase_eps_degree__")]
-    assert len(phase) == 30 and {s["degree"] for s in phase} == {3, 5, 10, 20, 40}
+    assert len(phase) == 5 and {s["degree"] for s in phase} == {3, 5, 10, 20, 40}
+    assert all(s["eps"] == [0.25, 0.5, 1, 2, 4, math.inf] for s in phase)
     private = [s for name, s in settings.items() if name.startswith("mse_vs_m_private_colme__")]
     assert [s["n_agents"] for s in private] == [15, 30, 60, 120, 200]
 
@@ -197,9 +208,23 @@ def test_eps_point_simulates_the_base_lanes_bit_for_bit():
     np.testing.assert_array_equal(alone["mse"], whole["mse"][:, lanes])
 
 
-def test_end_to_end_sweep_builds_plans_one_added_value_and_matches_formulas(tmp_path):
+@pytest.fixture(scope="module")
+def built_sweep(tmp_path_factory):
+    """The tiny sweep (one figure per point) and its base, built by Snakemake."""
+    tmp_path = tmp_path_factory.mktemp("sweep")
     tiny = yaml.safe_dump(config_with(set={"runs": 4}), sort_keys=False)
     snakemake(tmp_path, "--cores", "2", "results/figures/sw.pdf", "results/tables/base_fig.csv", config=tiny)
+    return tmp_path
+
+
+def job_stats(plan: str) -> dict[str, int]:
+    stats = plan[plan.index("Job stats:"):].split("total")[0]
+    return {line.split()[0]: int(line.split()[1]) for line in stats.splitlines()
+            if len(line.split()) == 2 and line.split()[1].isdigit()}
+
+
+def test_end_to_end_sweep_builds_plans_one_added_value_and_matches_formulas(built_sweep):
+    tmp_path = built_sweep
     table = pd.read_csv(tmp_path / "results/tables/sw.csv")
     assert set(table["curve"]) == {"oracle", "bernstein", "optimistic", "Local", "Ideal", "theorem1"}
     assert np.isfinite(table.loc[table["kind"] == "simulated", ["mse", "se", "ratio"]].to_numpy()).all()
@@ -232,12 +257,55 @@ def test_end_to_end_sweep_builds_plans_one_added_value_and_matches_formulas(tmp_
     more["figures"]["sw"]["axes"][0]["with"]["theta_k"].insert(1, 7)
     plan = snakemake(tmp_path, "-n", "--cores", "2", "results/figures/sw.pdf",
                      config=yaml.safe_dump(more, sort_keys=False)).stdout
-    stats = plan[plan.index("Job stats:"):].split("total")[0]
-    jobs = {line.split()[0]: int(line.split()[1]) for line in stats.splitlines()
-            if len(line.split()) == 2 and line.split()[1].isdigit()}
-    assert jobs == {"simulate": 2, "table": 2, "figure": 1}, plan[-1500:]
+    assert job_stats(plan) == {"simulate": 2, "table": 2, "figure": 1}, plan[-1500:]
     simulated = [line for line in plan.splitlines() if "results/chunks/" in line and "output" in line]
     assert simulated and all("sw__eps2/" in line for line in simulated)
+
+
+def test_lanes_run_an_axis_as_one_figure_with_the_same_sweep_table(built_sweep, tmp_path):
+    """``lanes: true``: the eps values run as lanes of one figure (one kernel call per
+    chunk on the same draws); the sweep's table and margins are the same bytes as with one
+    figure per point, and adding a value reruns the lanes figure's chunks."""
+    lanes = config_with(set={"runs": 4})
+    lanes["figures"]["sw"]["axes"][0]["lanes"] = True
+    snakemake(tmp_path, "--cores", "2", "results/figures/sw.pdf", config=yaml.safe_dump(lanes, sort_keys=False))
+    for name in ("sw.csv", "sw_supplement.csv"):
+        assert (tmp_path / "results/tables" / name).read_bytes() == (built_sweep / "results/tables" / name).read_bytes()
+    assert sorted(p.name for p in (tmp_path / "results/chunks").iterdir()) == ["sw__eps_lanes"]
+    assert sorted(p.name for p in (tmp_path / "results/instances").iterdir()) == ["base_fig"]
+    meta = json.loads((tmp_path / "results/tables/sw.json").read_text())
+    assert meta["simulated_figures"] == ["sw__eps_lanes"]
+    assert meta["points"]["sw__eps4"]["settings"]["eps"] == [4] and meta["points"]["sw__eps4"]["settings"]["theta_k"] == [7]
+    lanes["figures"]["sw"]["axes"][0]["values"].insert(1, 2)
+    lanes["figures"]["sw"]["axes"][0]["with"]["theta_k"].insert(1, 7)
+    plan = snakemake(tmp_path, "-n", "--cores", "2", "results/figures/sw.pdf",
+                     config=yaml.safe_dump(lanes, sort_keys=False)).stdout
+    assert job_stats(plan) == {"simulate": 2, "table": 2, "figure": 1}, plan[-1500:]
+
+
+def test_lanes_are_checked_before_any_job():
+    schema_checked = [
+        ({"key": "degree", "values": [4, 6], "lanes": True}, "figures.sw.axes[0].lanes: 'degree' is not a curve key"),
+        ({"key": "eps", "values": [1, 2], "lanes": True}, "figures.sw.axes[0].with: lanes over 'eps' need exactly"),
+        ({"key": "eps", "values": [1, 2], "lanes": "yes"}, "figures.sw.axes[0].lanes"),
+    ]
+    for axis, named in schema_checked:
+        with pytest.raises(ConfigError) as error:
+            validate_config(config_with(axes=[axis]), SCHEMA)
+        assert named in str(error.value)
+    two = [{**SWEEP["axes"][0], "lanes": True}, {"key": "optimistic_delta", "values": [1, 2], "lanes": True}]
+    with pytest.raises(ConfigError, match=r"figures\.sw\.axes\[1\]\.lanes: at most one axis"):
+        validate_config(config_with(axes=two), SCHEMA)
+
+
+def test_lanes_figures_hold_every_value_of_their_axis():
+    settings = {"axes": [{"key": "eps", "values": [1, 2], "with": {"theta_k": [8, 7]}, "lanes": True},
+                         {"key": "degree", "values": [3, 5, 7]}]}
+    found = sweep_figures(settings, "s")
+    assert [f["name"] for f in found] == ["s__eps_lanes__degree3", "s__eps_lanes__degree5", "s__eps_lanes__degree7"]
+    assert found[1]["set"] == {"eps": [1, 2], "theta_k": [8, 7], "degree": 5}
+    assert [p["name"] for p in found[1]["points"]] == ["s__eps1__degree5", "s__eps2__degree5"]
+    assert sorted(p["name"] for f in found for p in f["points"]) == sorted(p["name"] for p in points(settings, "s"))
 
 
 def test_readme_experiment_examples_are_valid_configs():

@@ -149,6 +149,11 @@ class Engine:
     drawing_keys: tuple[str, ...] = ("title",)
     #: Quantities of the engine's diagnostics table (none: no diagnostics figure).
     diagnostics: tuple[str, ...] = ()
+    #: Curve keys: list-valued figure keys each of whose values is a set of curves of one
+    #: kernel call (the table and supplement carry the key as a column, NaN on rows shared
+    #: by every value), with the list keys zipped with them.  A sweep axis over one may run
+    #: all its values as lanes of one figure (``colme.sweeps``, ``lanes: true``).
+    lane_keys: dict[str, tuple[str, ...]] = {}
 
     # --- configuration --------------------------------------------------------------------
 

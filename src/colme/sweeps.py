@@ -94,6 +94,51 @@ def points(settings: dict, name: str) -> list[dict]:
     return out
 
 
+#: The name part of a lanes axis in the name of the figure that runs its values
+#: (``<sweep>__eps_lanes``): no value token starts with an underscore.
+LANES = "_lanes"
+
+
+def lane_axis(settings: dict) -> dict | None:
+    """The sweep's axis whose values run as lanes of one figure (``lanes: true``), if any."""
+    return next((axis for axis in settings["axes"] if axis.get("lanes")), None)
+
+
+def sweep_figures(settings: dict, name: str) -> list[dict]:
+    """The simulated figures a sweep builds, each ``{"name", "set", "points"}``: one per
+    point; with a lanes axis, one per combination of the other axes, whose curve key holds
+    every value of that axis (and its companions their lists), so the values run as lanes
+    of one kernel call on the same draws (``Engine.lane_keys``).  Its curves equal the
+    points' own, bit for bit; adding a value reruns that figure's chunks."""
+    swept = points(settings, name)
+    lanes = lane_axis(settings)
+    if lanes is None:
+        return [{"name": point["name"], "set": point["set"], "points": [point]} for point in swept]
+    listed = [lanes["key"], *lanes.get("with", {})]
+    grouped: dict[str, dict] = {}
+    for point in swept:
+        coordinates = {key: LANES if key == lanes["key"] else value for key, value in point["coordinates"].items()}
+        figure = grouped.setdefault(point_name(name, coordinates), {
+            "name": point_name(name, coordinates),
+            "set": {key: value for key, value in point["set"].items() if key not in listed},
+            "points": [],
+        })
+        figure["points"].append(point)
+    for figure in grouped.values():
+        figure["set"].update({key: [point["set"][key] for point in figure["points"]] for key in listed})
+    return list(grouped.values())
+
+
+def lane_rows(frame: pd.DataFrame, key: str | None, value) -> pd.DataFrame:
+    """The rows of a lanes figure's table (or supplement) that belong to the point with
+    ``key`` = ``value``: its own and those shared by every value (NaN in the key's column);
+    all rows without a lanes axis (``key`` None) or for a frame without that column."""
+    if key is None or key not in frame.columns:
+        return frame
+    column = frame[key]
+    return frame[column.isna() | (column == float(value))]
+
+
 def _assign(target: dict, key: str, value) -> None:
     """Set a dotted ``key`` in ``target``; a scalar given for a list-valued key (a figure's
     ``eps`` list, one curve per value) becomes a one-element list."""
@@ -119,7 +164,8 @@ def point_config(config: dict, sweep: dict, point: dict, global_keys) -> dict:
 
 
 def sweep_points(config: dict, schema: dict) -> dict[str, dict]:
-    """The resolved settings of every sweep point of a validated ``config``, by name."""
+    """The resolved settings of every simulated figure the sweeps of a validated ``config``
+    build (``sweep_figures``: its points, or its lanes figures), by name."""
     from .config import resolve_figure, validate_config
 
     settings = {}
@@ -127,11 +173,11 @@ def sweep_points(config: dict, schema: dict) -> dict[str, dict]:
         if entry["engine"] != SweepEngine.name:
             continue
         base = resolve_figure(config, entry["base"])
-        for point in points(entry, name):
-            trial = validate_config(point_config(config, entry, point, _global_keys(schema)), schema)
-            resolved = resolve_figure(trial, point["name"])
+        for figure in sweep_figures(entry, name):
+            trial = validate_config(point_config(config, entry, figure, _global_keys(schema)), schema)
+            resolved = resolve_figure(trial, figure["name"])
             resolved["stream"] = stream_name(base, entry["base"])
-            settings[point["name"]] = resolved
+            settings[figure["name"]] = resolved
     return settings
 
 
@@ -259,6 +305,7 @@ class SweepEngine(Engine):
             raise ConfigError(f"{where}.axes: each axis needs its own key; got {keys}")
         for index, axis in enumerate(settings["axes"]):
             self._check_axis(axis, f"{where}.axes[{index}]", base_settings, global_keys)
+        self._check_lanes(settings["axes"], where, _engines()[base_settings["engine"]])
         summary = settings["summary"]
         if summary["kind"] == "time_to_mse" and summary.get("target") is None:
             raise ConfigError(f"{where}.summary.target: time_to_mse needs a target MSE")
@@ -283,6 +330,32 @@ class SweepEngine(Engine):
                     f"{where}.summary.{key}: the summary time {end} is beyond the point's t_max = {t_max} "
                     f"(point {point['set']})"
                 )
+        if lane_axis(settings) is not None:
+            for figure in sweep_figures(settings, where.split(".")[-1]):
+                validate_config(point_config(config, settings, figure, global_keys), schema)
+
+    @staticmethod
+    def _check_lanes(axes, where, engine):
+        """At most one lanes axis, over one of the base engine's curve keys, with exactly
+        that key's zipped list keys as companions."""
+        flagged = [index for index, axis in enumerate(axes) if axis.get("lanes")]
+        if len(flagged) > 1:
+            raise ConfigError(f"{where}.axes[{flagged[1]}].lanes: at most one axis runs as lanes; "
+                              f"axes {flagged} ask for it")
+        if not flagged:
+            return
+        axis, key = axes[flagged[0]], f"{where}.axes[{flagged[0]}]"
+        if axis["key"] not in engine.lane_keys:
+            raise ConfigError(
+                f"{key}.lanes: {axis['key']!r} is not a curve key of engine {engine.name!r}, whose values "
+                f"could run as lanes of one kernel call; curve keys: {sorted(engine.lane_keys) or 'none'}"
+            )
+        companions = sorted(engine.lane_keys[axis["key"]])
+        if sorted(axis.get("with", {})) != companions:
+            raise ConfigError(
+                f"{key}.with: lanes over {axis['key']!r} need exactly its zipped list keys {companions} "
+                f"along the axis, one value each; got {sorted(axis.get('with', {}))}"
+            )
 
     @staticmethod
     def _check_axis(axis, where, base_settings, global_keys):
@@ -312,7 +385,7 @@ class SweepEngine(Engine):
                 )
 
     def table_inputs(self, figure, settings, chunk_paths):
-        names = [p["name"] for p in points(settings, figure)]
+        names = [f["name"] for f in sweep_figures(settings, figure)]
         return {
             "tables": [f"results/tables/{name}.csv" for name in names],
             "metas": [f"results/tables/{name}.json" for name in names],
@@ -321,21 +394,34 @@ class SweepEngine(Engine):
 
     def tables(self, figure, params, inputs):
         keys = [axis["key"] for axis in params["axes"]]
+        lanes = lane_axis(params)
+        lane_key = None if lanes is None else lanes["key"]
+        figures = sweep_figures(params, figure)
         metas = [json.loads(Path(path).read_text()) for path in inputs["metas"]]
-        frames, margins = [], []
-        swept = points(params, figure)
-        for point, path, meta, supplement in zip(swept, inputs["tables"], metas, inputs["supplements"], strict=True):
+        read = {}  # point name -> (its figure's table, supplement and meta, the point's settings)
+        for built, path, meta, supplement in zip(figures, inputs["tables"], metas, inputs["supplements"],
+                                                 strict=True):
+            table, supplement = pd.read_csv(path), pd.read_csv(supplement)
+            for point in built["points"]:
+                settings = copy.deepcopy(meta["settings"])
+                for key in () if lanes is None else (lane_key, *lanes.get("with", {})):
+                    _assign(settings, key, point["set"][key])
+                read[point["name"]] = (table, supplement, meta, settings)
+        frames, margins, swept = [], [], points(params, figure)
+        for point in swept:
             name = point["name"]
-            rows = summarise(pd.read_csv(path), params["summary"], int(meta["settings"]["t_max"]))
+            table, supplement, meta, _ = read[name]
+            value = point["coordinates"].get(lane_key)
+            rows = summarise(lane_rows(table, lane_key, value), params["summary"], int(meta["settings"]["t_max"]))
             rows["curve"] = [curve_label(c, keys) for c in rows["curve"]]
             rows["point"] = name
             for key, value in point["coordinates"].items():
                 rows[key] = float(value)
             frames.append(rows)
             engine = _engines()[meta["settings"]["engine"]]
-            for quantity, value in engine.sweep_margins(pd.read_csv(supplement)).items():
+            for quantity, margin in engine.sweep_margins(lane_rows(supplement, lane_key, value)).items():
                 margins.append({"quantity": quantity, "curve": "", "point": name, **point["coordinates"],
-                                "value": value})
+                                "value": margin})
         table = pd.concat(frames, ignore_index=True)[TABLE_COLUMNS[:3] + keys + TABLE_COLUMNS[3:]]
         supplement = pd.DataFrame(margins, columns=["quantity", "curve", "point", *keys, "value", "where"])
         if len(keys) == 1:
@@ -343,8 +429,9 @@ class SweepEngine(Engine):
         provenance = {
             "runs": int(max(m["runs"] for m in metas)),
             "compute_seconds": float(sum(m["compute_seconds"] for m in metas)),
-            "points": {p["name"]: {"coordinates": p["coordinates"], "settings": m["settings"], "runs": m["runs"]}
-                       for p, m in zip(swept, metas, strict=True)},
+            "points": {p["name"]: {"coordinates": p["coordinates"], "settings": read[p["name"]][3],
+                                   "runs": read[p["name"]][2]["runs"]} for p in swept},
+            "simulated_figures": [f["name"] for f in figures],
             "summary": params["summary"],
             "base": params["base"],
             "interpretations": sorted({i for m in metas for i in m.get("interpretations", [])}),

@@ -32,6 +32,7 @@ class ConsensusEngine(SimulatedEngine):
     diagnostics = DIAGNOSTICS
     unused_globals = frozenset()
     graph_keys = ("degree",)
+    lane_keys = {"eps": ("theta_k",)}
 
     def check(self, settings, where, config):
         if len(settings["theta_k"]) != len(settings["eps"]):
