@@ -275,7 +275,8 @@ def test_lanes_run_an_axis_as_one_figure_with_the_same_sweep_table(built_sweep, 
     assert sorted(p.name for p in (tmp_path / "results/instances").iterdir()) == ["base_fig"]
     meta = json.loads((tmp_path / "results/tables/sw.json").read_text())
     assert meta["simulated_figures"] == ["sw__eps_lanes"]
-    assert meta["points"]["sw__eps4"]["settings"]["eps"] == [4] and meta["points"]["sw__eps4"]["settings"]["theta_k"] == [7]
+    point = meta["points"]["sw__eps4"]["settings"]  # the point's own settings, as without lanes
+    assert point["eps"] == [4] and point["theta_k"] == [7]
     lanes["figures"]["sw"]["axes"][0]["values"].insert(1, 2)
     lanes["figures"]["sw"]["axes"][0]["with"]["theta_k"].insert(1, 7)
     plan = snakemake(tmp_path, "-n", "--cores", "2", "results/figures/sw.pdf",

@@ -25,7 +25,9 @@ tables out.  ``docs/adding_an_engine.md`` walks through adding one.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import NamedTuple
 
 import numpy as np
@@ -153,7 +155,7 @@ class Engine:
     #: kernel call (the table and supplement carry the key as a column, NaN on rows shared
     #: by every value), with the list keys zipped with them.  A sweep axis over one may run
     #: all its values as lanes of one figure (``colme.sweeps``, ``lanes: true``).
-    lane_keys: dict[str, tuple[str, ...]] = {}
+    lane_keys: Mapping[str, tuple[str, ...]] = MappingProxyType({})
 
     # --- configuration --------------------------------------------------------------------
 

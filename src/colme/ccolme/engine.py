@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 
@@ -32,7 +33,7 @@ class ConsensusEngine(SimulatedEngine):
     diagnostics = DIAGNOSTICS
     unused_globals = frozenset()
     graph_keys = ("degree",)
-    lane_keys = {"eps": ("theta_k",)}
+    lane_keys = MappingProxyType({"eps": ("theta_k",)})
 
     def check(self, settings, where, config):
         if len(settings["theta_k"]) != len(settings["eps"]):
