@@ -262,26 +262,31 @@ def test_end_to_end_sweep_builds_plans_one_added_value_and_matches_formulas(buil
     assert simulated and all("sw__eps2/" in line for line in simulated)
 
 
-def test_lanes_run_an_axis_as_one_figure_with_the_same_sweep_table(built_sweep, tmp_path):
-    """``lanes: true``: the eps values run as lanes of one figure (one kernel call per
-    chunk on the same draws); the sweep's table and margins are the same bytes as with one
-    figure per point, and adding a value reruns the lanes figure's chunks."""
-    lanes = config_with(set={"runs": 4})
+def test_lanes_run_an_axis_as_one_figure_with_the_same_sweep_table(tmp_path):
+    """``lanes: true``: the eps values run as lanes of one figure per degree (one kernel
+    call per chunk on the same draws); the sweep's table and margins are the same bytes as
+    with one figure per point, and adding a value reruns the lanes figures' chunks."""
+    two_axes = config_with(set={"runs": 3}, axes=[copy.deepcopy(SWEEP["axes"][0]), {"key": "degree", "values": [4, 6]}])
+    lanes = copy.deepcopy(two_axes)
     lanes["figures"]["sw"]["axes"][0]["lanes"] = True
-    snakemake(tmp_path, "--cores", "2", "results/figures/sw.pdf", config=yaml.safe_dump(lanes, sort_keys=False))
+    for name, config in (("points", two_axes), ("lanes", lanes)):
+        (tmp_path / name).mkdir()
+        snakemake(tmp_path / name, "--cores", "2", "results/figures/sw.pdf", config=yaml.safe_dump(config, sort_keys=False))
+    points_dir, lanes_dir = tmp_path / "points" / "results", tmp_path / "lanes" / "results"
     for name in ("sw.csv", "sw_supplement.csv"):
-        assert (tmp_path / "results/tables" / name).read_bytes() == (built_sweep / "results/tables" / name).read_bytes()
-    assert sorted(p.name for p in (tmp_path / "results/chunks").iterdir()) == ["sw__eps_lanes"]
-    assert sorted(p.name for p in (tmp_path / "results/instances").iterdir()) == ["base_fig"]
-    meta = json.loads((tmp_path / "results/tables/sw.json").read_text())
-    assert meta["simulated_figures"] == ["sw__eps_lanes"]
-    point = meta["points"]["sw__eps4"]["settings"]  # the point's own settings, as without lanes
-    assert point["eps"] == [4] and point["theta_k"] == [7]
+        assert (lanes_dir / "tables" / name).read_bytes() == (points_dir / "tables" / name).read_bytes()
+    margins = pd.read_csv(lanes_dir / "tables/sw_supplement.csv")
+    assert (margins["quantity"] == "Corollary 1 (bound (3))").sum() == 6  # one per point
+    assert sorted(p.name for p in (lanes_dir / "chunks").iterdir()) == ["sw__eps_lanes__degree4", "sw__eps_lanes__degree6"]
+    meta = json.loads((lanes_dir / "tables/sw.json").read_text())
+    assert meta["simulated_figures"] == ["sw__eps_lanes__degree4", "sw__eps_lanes__degree6"]
+    point = meta["points"]["sw__eps4__degree6"]["settings"]  # the point's own settings, as without lanes
+    assert point["eps"] == [4] and point["theta_k"] == [7] and point["degree"] == 6
     lanes["figures"]["sw"]["axes"][0]["values"].insert(1, 2)
     lanes["figures"]["sw"]["axes"][0]["with"]["theta_k"].insert(1, 7)
-    plan = snakemake(tmp_path, "-n", "--cores", "2", "results/figures/sw.pdf",
+    plan = snakemake(tmp_path / "lanes", "-n", "--cores", "2", "results/figures/sw.pdf",
                      config=yaml.safe_dump(lanes, sort_keys=False)).stdout
-    assert job_stats(plan) == {"simulate": 2, "table": 2, "figure": 1}, plan[-1500:]
+    assert job_stats(plan) == {"simulate": 2, "table": 3, "figure": 1}, plan[-1500:]
 
 
 def test_lanes_are_checked_before_any_job():

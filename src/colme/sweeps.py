@@ -411,15 +411,15 @@ class SweepEngine(Engine):
         for point in swept:
             name = point["name"]
             table, supplement, meta, _ = read[name]
-            value = point["coordinates"].get(lane_key)
-            rows = summarise(lane_rows(table, lane_key, value), params["summary"], int(meta["settings"]["t_max"]))
+            lane_value = point["coordinates"].get(lane_key)
+            rows = summarise(lane_rows(table, lane_key, lane_value), params["summary"], int(meta["settings"]["t_max"]))
             rows["curve"] = [curve_label(c, keys) for c in rows["curve"]]
             rows["point"] = name
             for key, value in point["coordinates"].items():
                 rows[key] = float(value)
             frames.append(rows)
             engine = _engines()[meta["settings"]["engine"]]
-            for quantity, margin in engine.sweep_margins(lane_rows(supplement, lane_key, value)).items():
+            for quantity, margin in engine.sweep_margins(lane_rows(supplement, lane_key, lane_value)).items():
                 margins.append({"quantity": quantity, "curve": "", "point": name, **point["coordinates"],
                                 "value": margin})
         table = pd.concat(frames, ignore_index=True)[TABLE_COLUMNS[:3] + keys + TABLE_COLUMNS[3:]]
