@@ -271,15 +271,17 @@ def test_lanes_run_an_axis_as_one_figure_with_the_same_sweep_table(tmp_path):
     lanes["figures"]["sw"]["axes"][0]["lanes"] = True
     for name, config in (("points", two_axes), ("lanes", lanes)):
         (tmp_path / name).mkdir()
-        snakemake(tmp_path / name, "--cores", "2", "results/figures/sw.pdf", config=yaml.safe_dump(config, sort_keys=False))
+        snakemake(tmp_path / name, "--cores", "2", "results/figures/sw.pdf",
+                  config=yaml.safe_dump(config, sort_keys=False))
     points_dir, lanes_dir = tmp_path / "points" / "results", tmp_path / "lanes" / "results"
     for name in ("sw.csv", "sw_supplement.csv"):
         assert (lanes_dir / "tables" / name).read_bytes() == (points_dir / "tables" / name).read_bytes()
     margins = pd.read_csv(lanes_dir / "tables/sw_supplement.csv")
     assert (margins["quantity"] == "Corollary 1 (bound (3))").sum() == 6  # one per point
-    assert sorted(p.name for p in (lanes_dir / "chunks").iterdir()) == ["sw__eps_lanes__degree4", "sw__eps_lanes__degree6"]
+    built = ["sw__eps_lanes__degree4", "sw__eps_lanes__degree6"]
+    assert sorted(p.name for p in (lanes_dir / "chunks").iterdir()) == built
+    assert json.loads((lanes_dir / "tables/sw.json").read_text())["simulated_figures"] == built
     meta = json.loads((lanes_dir / "tables/sw.json").read_text())
-    assert meta["simulated_figures"] == ["sw__eps_lanes__degree4", "sw__eps_lanes__degree6"]
     point = meta["points"]["sw__eps4__degree6"]["settings"]  # the point's own settings, as without lanes
     assert point["eps"] == [4] and point["theta_k"] == [7] and point["degree"] == 6
     lanes["figures"]["sw"]["axes"][0]["values"].insert(1, 2)
