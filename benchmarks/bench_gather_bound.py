@@ -74,6 +74,29 @@ def decide_gather(indptr, upper, neighbour_row, edge_row, noisy, accepted, state
         for i in range(state.shape[0]):
             state[i] = out[i] * np.float32(0.1)
             noisy[i] = noisy[i] * np.float32(0.5) + out[i]
+
+
+def own_decide_gather(indptr, upper, neighbour_row, edge_row, noisy, accepted, state, out, steps):
+    one, zero, half = np.float32(1.0), np.float32(0.0), np.float32(0.5)
+    for _ in range(steps):
+        for a in range(indptr.shape[0] - 1):
+            ra = np.uint64(a) * LANES_U
+            {"; ".join(f"m{c} = noisy[ra + U{c}]" for c in L)}
+            for k in range(indptr[a], indptr[a + 1]):
+                rb = neighbour_row[k]
+                rk = np.uint64(k) * LANES_U
+                {"; ".join(f"accepted[rk + U{c}] = one if abs(m{c} - noisy[rb + U{c}]) < half else zero" for c in L)}
+        for a in range(indptr.shape[0] - 1):
+            ra = np.uint64(a) * LANES_U
+            {"; ".join(f"s{c} = np.float32(0.0)" for c in L)}
+            for k in range(indptr[a], indptr[a + 1]):
+                rb = neighbour_row[k]
+                rk = np.uint64(k) * LANES_U
+                {"; ".join(f"s{c} += accepted[rk + U{c}] * state[rb + U{c}]" for c in L)}
+            {"; ".join(f"out[ra + U{c}] = s{c}" for c in L)}
+        for i in range(state.shape[0]):
+            state[i] = out[i] * np.float32(0.1)
+            noisy[i] = noisy[i] * np.float32(0.5) + out[i]
 """
 
 
@@ -81,7 +104,7 @@ def floors():
     # uint64 constants: uint64 + int64 is float64 in Numba (the kernel's U0, U1, ... too)
     namespace = {"np": np, "LANES_U": np.uint64(LANES), **{f"U{c}": np.uint64(c) for c in L}}
     exec(compile(_SOURCE, "<bench_gather_bound>", "exec"), namespace)
-    return {name: jit_noalias(namespace[name], cache=False, slp_vectorize=True) for name in ("gather", "decide_gather")}
+    return {name: jit_noalias(namespace[name], cache=False, slp_vectorize=True) for name in ("gather", "decide_gather", "own_decide_gather")}
 
 
 def csr(edges: np.ndarray, n_agents: int):
@@ -126,13 +149,18 @@ def main() -> None:
         noisy = rng.standard_normal(n_agents * LANES).astype(np.float32)
         out = np.empty_like(state)
         accepted = np.zeros(len(edges) * LANES, dtype=np.float32)
+        own = np.zeros(2 * len(edges) * LANES, dtype=np.float32)  # per directed edge, in CSR order
         compiled["gather"](indptr, neighbour_row, state.copy(), out, 1)  # compile and first touch
         compiled["decide_gather"](indptr, upper, neighbour_row, edge_row, noisy.copy(), accepted, state.copy(), out, 1)
+        compiled["own_decide_gather"](indptr, upper, neighbour_row, edge_row, noisy.copy(), own, state.copy(), out, 1)
         found = {
             "gather": rate(compiled["gather"], (indptr, neighbour_row, state, out), per_step, steps, args.repeat),
             "decide+gather": rate(compiled["decide_gather"],
                                   (indptr, upper, neighbour_row, edge_row, noisy, accepted, state, out),
                                   per_step, steps, args.repeat),
+            "own-decide+gather": rate(compiled["own_decide_gather"],
+                                      (indptr, upper, neighbour_row, edge_row, noisy, own, state, out),
+                                      per_step, steps, args.repeat),
             "kernel": per_step * steps / min(run_kernel(n_agents, degree, steps, edges) for _ in range(args.repeat)),
         }
         print(f"M={n_agents} r={degree} steps={steps}: " + ", ".join(f"{k} {v:.3e}" for k, v in found.items())

@@ -21,6 +21,9 @@ of the per-round ratios (paired with the same round's today), which show the noi
 * ``prefetch``: software prefetch (``llvm.prefetch``) of the neighbour rows of the agent
   ``AHEAD`` places further on, in the decision and the consensus loops (both cache lines
   a 48-byte row may straddle), so that more misses are in flight;
+* ``own``: each agent decides all its edges from its own end (the rule is symmetric bit
+  for bit): no scatter to the neighbours' |C_b| and flips, and the accepted-edge state per
+  directed edge in CSR order, read sequentially by the consensus; twice the comparisons;
 * ``a+b``: both changes.
 
 The edge order needs no variant: each agent's neighbours are already sorted (CSR rows,
@@ -165,6 +168,31 @@ def prefetched(template: str) -> str:
     return _once(source, consensus_step, rows("indptr", ("inverse_weight", "error"), edge=True) + consensus_step)
 
 
+def own_decisions(template: str) -> str:
+    """Each agent decides all its edges from its own end (the rule is symmetric bit for bit),
+    so the decision loop scatters nothing to its neighbours' |C_b| and flips, and the
+    accepted-edge state is per directed edge in CSR order (``Directed``): the consensus reads
+    it sequentially instead of gathering half of it.  Twice the comparisons, no scatter."""
+    start = template.index("def decide(")
+    end = template.index("@step", start)
+    decide = template[start:end]
+    decide = _once(decide, "for k in range(upper[a], indptr[a + 1]):", "for k in range(indptr[a], indptr[a + 1]):")
+    decide = _once(decide, "            set_size[rb + U@] += now@\n", "")
+    decide = _once(decide, "            flips[rb + U@] += change@\n", "")
+    return template[:start] + decide + template[end:]
+
+
+class Directed:
+    """The kernel called with one accepted-edge row per directed edge, in CSR order."""
+
+    def __init__(self, kernel):
+        self.kernel, self.py_func = kernel, kernel.py_func
+
+    def __call__(self, **arguments):
+        arguments["edge_row"] = np.arange(len(arguments["edge_row"]), dtype=np.uint64) * np.uint64(LANES)
+        self.kernel(**arguments)
+
+
 @dataclasses.dataclass(frozen=True)
 class InterleavedWorkspace:
     accepted: np.ndarray
@@ -181,14 +209,14 @@ class InterleavedWorkspace:
         return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
 
 
-def workspace_class(layout: str, accepted_dtype, counts_dtype=None):
+def workspace_class(layout: str, accepted_dtype, counts_dtype=None, directed=False):
     """A class whose ``allocate`` gives the layout's scratch arrays, accepted in ``accepted_dtype``
-    and |C_a|, flips in ``counts_dtype`` (None: the lanes' dtype)."""
+    (per directed edge if ``directed``) and |C_a|, flips in ``counts_dtype`` (None: the lanes' dtype)."""
 
     class Workspace:
         @staticmethod
         def allocate(n_agents, n_edges, lanes, dtype, n_pairs=1):
-            accepted = np.zeros(n_edges * lanes, dtype=accepted_dtype or dtype)
+            accepted = np.zeros((2 if directed else 1) * n_edges * lanes, dtype=accepted_dtype or dtype)
             if layout == "interleaved":
                 def zeros(n):
                     return np.zeros(n, dtype=dtype)
@@ -243,12 +271,17 @@ VARIANTS = {
     "uint8sel": ("uint8sel",),
     "interleaved+uint8+index32": ("interleaved", "uint8", "index32"),
     "uint8+counts8+index32": ("uint8", "counts8", "index32"),
+    "own": ("own",),
+    "own+uint8": ("own", "uint8"),
+    "own+uint8+prefetch": ("own", "uint8", "prefetch"),
 }
 
 
 def variant(changes: tuple[str, ...]):
     """(template, workspace class, lanes, kernel wrapper) of a set of changes."""
     template = TODAY
+    if "own" in changes:
+        template = own_decisions(template)
     if "uint8" in changes:
         template = compact_accepted(template)
     if "uint8sel" in changes:
@@ -261,10 +294,10 @@ def variant(changes: tuple[str, ...]):
         template = prefetched(template)
     layout = "interleaved" if "interleaved" in changes else "today"
     workspace = workspace_class(layout, np.uint8 if {"uint8", "uint8sel"} & set(changes) else None,
-                                np.uint8 if "counts8" in changes else None)
+                                np.uint8 if "counts8" in changes else None, "own" in changes)
     if changes == ():
         workspace = TODAY_WORKSPACE
-    wrap = Index32 if "index32" in changes else (lambda kernel: kernel)
+    wrap = Index32 if "index32" in changes else Directed if "own" in changes else (lambda kernel: kernel)
     return template, workspace, 16 if "padded16" in changes else LANES, wrap
 
 
