@@ -104,7 +104,8 @@ def floors():
     # uint64 constants: uint64 + int64 is float64 in Numba (the kernel's U0, U1, ... too)
     namespace = {"np": np, "LANES_U": np.uint64(LANES), **{f"U{c}": np.uint64(c) for c in L}}
     exec(compile(_SOURCE, "<bench_gather_bound>", "exec"), namespace)
-    return {name: jit_noalias(namespace[name], cache=False, slp_vectorize=True) for name in ("gather", "decide_gather", "own_decide_gather")}
+    return {name: jit_noalias(namespace[name], cache=False, slp_vectorize=True)
+            for name in ("gather", "decide_gather", "own_decide_gather")}
 
 
 def csr(edges: np.ndarray, n_agents: int):

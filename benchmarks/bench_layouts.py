@@ -24,6 +24,9 @@ of the per-round ratios (paired with the same round's today), which show the noi
 * ``own``: each agent decides all its edges from its own end (the rule is symmetric bit
   for bit): no scatter to the neighbours' |C_b| and flips, and the accepted-edge state per
   directed edge in CSR order, read sequentially by the consensus; twice the comparisons;
+* ``large``: the kernel's own layout for large graphs (``kernel_source``: uint8 and
+  prefetch, as the template writes them), which ``simulate_runs`` picks from
+  ``LARGE_AGENTS`` agents; every other variant, ``today`` included, is of the small one;
 * ``a+b``: both changes.
 
 The edge order needs no variant: each agent's neighbours are already sorted (CSR rows,
@@ -54,10 +57,6 @@ import time
 import numpy as np
 from baseline import cpu_description
 from bench_scale import ISAS, panel
-from llvmlite import ir
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
 import colme.ccolme.kernel as consensus
 from colme.graphs import random_regular_edges
@@ -68,22 +67,6 @@ TODAY, TODAY_WORKSPACE = consensus._TEMPLATE, consensus.Workspace
 LANES = 12
 #: Agents ahead whose neighbour rows the ``prefetch`` variant asks for.
 AHEAD = 4
-
-
-@intrinsic
-def prefetch(typingctx, array, index):
-    """``llvm.prefetch`` (read, keep in all cache levels) of ``array[index]``: no load, no fault."""
-
-    def codegen(context, builder, signature, args):
-        data = context.make_array(signature.args[0])(context, builder, args[0]).data
-        pointer = builder.bitcast(builder.gep(data, [args[1]]), cgutils.voidptr_t)
-        i32 = ir.IntType(32)
-        function = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(ir.VoidType(), [cgutils.voidptr_t, i32, i32, i32]), "llvm.prefetch.p0")
-        builder.call(function, [pointer, i32(0), i32(3), i32(1)])
-        return context.get_dummy_value()
-
-    return types.void(array, index), codegen
 
 
 def _once(source: str, old: str, new: str) -> str:
@@ -126,16 +109,14 @@ def interleaved(template: str) -> str:
 def compact_accepted(template: str) -> str:
     """The accepted-edge state stored as uint8 (0 or 1), read back as the lane's float."""
     source = template.replace("accepted[re + U@] = now@", "accepted[re + U@] = np.uint8(now@)")
-    source = re.sub(r"(?<![\w(])accepted\[re \+ U@\](?! =)", "(one * accepted[re + U@])", source)
-    return _once(source, "        accepted[i] = zero", "        accepted[i] = 0")
+    return re.sub(r"(?<![\w(* ])accepted\[re \+ U@\](?! =)", "(one * accepted[re + U@])", source)
 
 
 def compact_accepted_select(template: str) -> str:
     """``compact_accepted`` with selects instead of conversions: stored as ``now > 0``, read
     back as ``one if accepted else zero`` (the same 0.0/1.0, so the same products)."""
     source = template.replace("accepted[re + U@] = now@", "accepted[re + U@] = np.uint8(now@ > zero)")
-    source = re.sub(r"(?<![\w(])accepted\[re \+ U@\](?! =)", "(one if accepted[re + U@] else one - one)", source)
-    return _once(source, "        accepted[i] = zero", "        accepted[i] = 0")
+    return re.sub(r"one \* accepted\[re \+ U@\](?! =)", "(one if accepted[re + U@] else one - one)", source)
 
 
 def compact_counts(template: str) -> str:
@@ -163,8 +144,7 @@ def prefetched(template: str) -> str:
         return "\n".join(lines) + "\n"
 
     decision, consensus_step = "        mine@ = noisy[ra + U@]\n", "        own@ = inverse_weight[ra + U@]\n"
-    source = "from bench_layouts import prefetch\n" + template
-    source = _once(source, decision, rows("upper", ("noisy", "set_size", "flips")) + decision)
+    source = _once(template, decision, rows("upper", ("noisy", "set_size", "flips")) + decision)
     return _once(source, consensus_step, rows("indptr", ("inverse_weight", "error"), edge=True) + consensus_step)
 
 
@@ -215,7 +195,7 @@ def workspace_class(layout: str, accepted_dtype, counts_dtype=None, directed=Fal
 
     class Workspace:
         @staticmethod
-        def allocate(n_agents, n_edges, lanes, dtype, n_pairs=1):
+        def allocate(n_agents, n_edges, lanes, dtype, n_pairs=1, large=False):
             accepted = np.zeros((2 if directed else 1) * n_edges * lanes, dtype=accepted_dtype or dtype)
             if layout == "interleaved":
                 def zeros(n):
@@ -274,11 +254,15 @@ VARIANTS = {
     "own": ("own",),
     "own+uint8": ("own", "uint8"),
     "own+uint8+prefetch": ("own", "uint8", "prefetch"),
+    "large": ("large",),
 }
 
 
 def variant(changes: tuple[str, ...]):
-    """(template, workspace class, lanes, kernel wrapper) of a set of changes."""
+    """(template, workspace class, lanes, kernel wrapper) of a set of changes (``large``:
+    the kernel's own layout for large graphs, ``kernel_source``)."""
+    if changes == ("large",):
+        return TODAY, TODAY_WORKSPACE, LANES, lambda kernel: kernel
     template = TODAY
     if "own" in changes:
         template = own_decisions(template)
@@ -324,15 +308,16 @@ def main() -> None:
     for name in names:
         template, workspace, lanes, wrap = variant(VARIANTS[name])
         consensus._TEMPLATE = template
-        built[name] = (Timed(wrap(consensus.build_kernel(lanes))), workspace, lanes)
+        large = name == "large"
+        built[name] = (Timed(wrap(consensus.build_kernel(lanes, large=large))), workspace, lanes, large)
     consensus._TEMPLATE = TODAY
 
     def run(name, steps):
-        kernel, workspace, lanes = built[name]
-        consensus._KERNELS[lanes, False], kernel.seconds = kernel, 0.0
+        kernel, workspace, lanes, large = built[name]
+        consensus._KERNELS[lanes, False, large], kernel.seconds = kernel, 0.0
         consensus.Workspace, consensus.lane_groups = workspace, (lambda n, lanes=lanes: (1, lanes))
         mse = consensus.simulate_runs(panel(n_agents, args.degree, steps), classes, edges,
-                                      [run_generator(1, "scale", 0, "data")], np.float32)
+                                      [run_generator(1, "scale", 0, "data")], np.float32, large=large)
         return kernel.seconds, mse
 
     original = (consensus.Workspace, consensus.lane_groups, dict(consensus._KERNELS))

@@ -5,10 +5,13 @@ Runs 12 panels through both kernels in one process (the revision's ``src/colme``
 floor10 / theory / floor10 schedules and per-agent / global / no clock reset, each with the
 shared kernel (the papers' uniform laws, eps 1 and inf) and the mixed one (per-class Beta
 laws and a 30/70 privacy mix), in float32 and float64; M = 200, 2 runs, MSE and
-diagnostics recorded up to t = ``--t-max``.  Exits non-zero at the first panel that
-differs.  For kernel work (layouts, step splits) that must not move a number.  Usage:
+diagnostics recorded up to t = ``--t-max``; this kernel in both its layouts (the small
+graphs' and the large graphs' one, ``kernel_source``), forced at M = 200.  Exits non-zero
+at the first panel that differs.  For kernel work (layouts, step splits) that must not move a number.  Usage:
 
     python benchmarks/bit_identity.py REV [--t-max 3000]
+
+(REV's own kernel has one layout where it predates them.)
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ def curves(module, mixed: bool) -> tuple:
     return tuple(out)
 
 
-def run(module, population_module, panel, mixed: bool, dtype, t_max: int):
+def run(module, population_module, panel, mixed: bool, dtype, t_max: int, **layout):
     """(MSE, diagnostics) of one panel through ``module``'s kernel."""
     degree, schedule, reset = panel
     laws = (tuple(population_module.DataLaw("beta", s, a=2.0, b=5.0) for s in (0.3, 0.5, 0.4)) if mixed
@@ -57,7 +60,7 @@ def run(module, population_module, panel, mixed: bool, dtype, t_max: int):
     diagnostics = np.empty((RUNS, len(spec.curves), 3, len(record)))
     mse = module.simulate_runs(
         spec, classes, edges, [run_generator(1, "bits", r, "data") for r in range(RUNS)], dtype, diagnostics,
-        privacy_ranks=privacy_ranks(N_AGENTS, "bits", range(RUNS), 1) if mixed else None,
+        privacy_ranks=privacy_ranks(N_AGENTS, "bits", range(RUNS), 1) if mixed else None, **layout,
     )
     return mse, diagnostics
 
@@ -73,15 +76,17 @@ def main() -> None:
     for panel in PANELS:
         for mixed in (False, True):
             for dtype in (np.float32, np.float64):
-                mine = run(kernel, populations, panel, mixed, dtype, args.t_max)
                 theirs = run(baseline, baseline_populations, panel, mixed, dtype, args.t_max)
-                where = f"r={panel[0]} {panel[1]} reset={panel[2]} {'mixed' if mixed else 'shared'} {dtype.__name__}"
-                if not np.array_equal(mine[0], theirs[0]):
-                    raise SystemExit(f"{where}: MSE differs from {args.revision}")
-                if not np.array_equal(mine[1], theirs[1], equal_nan=True):
-                    raise SystemExit(f"{where}: diagnostics differ from {args.revision}")
-                checked += 1
-                print(f"{where}: bit-identical to {args.revision}", flush=True)
+                for large in (False, True):
+                    mine = run(kernel, populations, panel, mixed, dtype, args.t_max, large=large)
+                    where = (f"r={panel[0]} {panel[1]} reset={panel[2]} {'mixed' if mixed else 'shared'} "
+                             f"{dtype.__name__} {'large' if large else 'small'} layout")
+                    if not np.array_equal(mine[0], theirs[0]):
+                        raise SystemExit(f"{where}: MSE differs from {args.revision}")
+                    if not np.array_equal(mine[1], theirs[1], equal_nan=True):
+                        raise SystemExit(f"{where}: diagnostics differ from {args.revision}")
+                    checked += 1
+                    print(f"{where}: bit-identical to {args.revision}", flush=True)
     print(f"{checked} panels bit-identical to {args.revision} up to t = {args.t_max}")
 
 

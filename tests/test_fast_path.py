@@ -93,3 +93,45 @@ def test_kernel_arguments_by_name():
         Workspace(**(arrays | {"error_next": arrays["error"]}))
     with pytest.raises(TypeError, match=r"missing \['agent_means'.*unknown \['bogus'\]"):
         call_kernel(kernel, {name: None for name in parameters if name != "agent_means"} | {"bogus": 0})
+
+
+@pytest.mark.parametrize("mixed", [False, True])
+def test_large_graph_layout_gives_the_same_numbers(mixed):
+    """The large graphs' layout (uint8 accepted-edge state, prefetch; ``kernel_source``)
+    changes the speed only: forced on a small graph, its MSE and diagnostics equal the
+    small layout's bit for bit, in both precisions, for shared and mixed panels."""
+    from colme.populations import DataLaw
+
+    laws = tuple(DataLaw("beta", s, a=2.0, b=5.0) for s in (0.3, 0.5, 0.4)) if mixed else (DataLaw(),) * 3
+    population = Population(laws=laws)
+    rng = run_generator(1, "large-layout", 0, "instance")
+    classes, edges = population.assign(40, rng), random_regular_edges(6, 40, rng)
+    spec = PanelSpec(n_agents=40, degree=6, curves=CURVES[::2], t_record=np.array([1, 7, 60, 400]),
+                     population=population)
+    assert spec.mixed == mixed
+    for dtype in (np.float32, np.float64):
+        found = []
+        for large in (False, True):
+            diagnostics = np.empty((1, len(spec.curves), 3, 4))
+            mse = simulate_runs(spec, classes[None], edges[None], [run_generator(1, "large-layout", 0, "data")],
+                                dtype, diagnostics, large=large)
+            found.append((mse, diagnostics))
+        np.testing.assert_array_equal(found[0][0], found[1][0])
+        np.testing.assert_array_equal(found[0][1], found[1][1])
+    assert Workspace.allocate(40, 120, 6, np.float32, large=True).accepted.dtype == np.uint8
+
+
+def test_large_graph_layout_prefetches():
+    """The large layout's kernel asks for the neighbour rows ahead (llvm.prefetch in its
+    code); the small one does not."""
+    lanes = lane_groups(len(CURVES))[1]
+    _compiled(np.float32)
+    signature = compiled_kernel(lanes).signatures[0]
+    for large in (False, True):
+        fresh = build_kernel(lanes, cache=False, large=large)
+        layout_signature = tuple(
+            numba.types.Array(numba.types.uint8, 1, "C") if large and name == "accepted" else arg
+            for name, arg in zip(kernel_parameters(fresh), signature, strict=True)
+        )
+        fresh.compile(layout_signature)
+        assert ("llvm.prefetch" in fresh.inspect_llvm(layout_signature)) == large, f"large={large}"

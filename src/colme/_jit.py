@@ -17,6 +17,7 @@ import re
 import warnings
 
 import numba
+import numba.extending
 import numpy as np
 
 try:
@@ -97,6 +98,25 @@ def uses_noalias(dispatcher) -> bool:
         if not pointers or not all("noalias" in attributes for attributes in pointers):
             return False
     return True
+
+
+@numba.extending.intrinsic
+def prefetch(typingctx, array, index):
+    """``llvm.prefetch`` (read, keep in all cache levels) of ``array[index]``: no load, no
+    fault, so an index past the array's end is harmless."""
+    from llvmlite import ir
+    from numba.core import cgutils
+
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        pointer = builder.bitcast(builder.gep(data, [args[1]]), cgutils.voidptr_t)
+        i32 = ir.IntType(32)
+        function = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [cgutils.voidptr_t, i32, i32, i32]), "llvm.prefetch.p0")
+        builder.call(function, [pointer, i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return numba.types.void(array, index), codegen
 
 
 def check_distinct(arrays: dict[str, np.ndarray], owner: str) -> None:

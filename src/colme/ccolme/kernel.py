@@ -255,6 +255,14 @@ def run_key(generator: np.random.Generator) -> int:
 
 _TEMPLATE = '''
 @step
+def prefetch_row(array, row):
+    """Ask for both cache lines a lane row starting at ``row`` may straddle (large graphs,
+    where a neighbour's row comes from DRAM: more misses in flight)."""
+    prefetch(array, row)
+    prefetch(array, row + LANES - np.uint64(1))
+
+
+@step
 def start_run(agent_means, one, sample_sum, noise_sum, accepted, clock, error):
     """Algorithm 1, line 1: mu~^(0) = 0 (error -mu_a), no sample yet, every clock at 0,
     C^(0) empty."""
@@ -266,7 +274,7 @@ def start_run(agent_means, one, sample_sum, noise_sum, accepted, clock, error):
         error[ra + U@] = -agent_means[a]
         clock[ra + U@] = zero
     for i in range(accepted.shape[0]):
-        accepted[i] = zero
+        accepted[i] = 0
 
 
 @step
@@ -324,6 +332,12 @@ def decide(rule, indptr, upper, neighbour_row, edge_row, offset, same, profile_r
     changes@ = zero
     for a in range(indptr.shape[0] - 1):
         ra = np.uint64(a) * LANES
+        ahead = a + PREFETCH_AHEAD  #:large
+        if ahead < indptr.shape[0] - 1:  #:large
+            for j in range(upper[ahead], indptr[ahead + 1]):  #:large
+                prefetch_row(noisy, neighbour_row[j])  #:large
+                prefetch_row(set_size, neighbour_row[j])  #:large
+                prefetch_row(flips, neighbour_row[j])  #:large
         mine@ = noisy[ra + U@]
         size@ = set_size[ra + U@]
         flip@ = flips[ra + U@]
@@ -335,8 +349,9 @@ def decide(rule, indptr, upper, neighbour_row, edge_row, offset, same, profile_r
             same_class = same[k]
             limit@ = pair_threshold[row@ + profile_col[rb + U@] + U@]  #:mixed
             now@ = max(one if abs(mine@ - noisy[rb + U@] + d) < limit@ else zero, same_class * oracle@)
-            change@ = abs(now@ - accepted[re + U@])
-            accepted[re + U@] = now@
+            change@ = abs(now@ - one * accepted[re + U@])
+            accepted[re + U@] = now@  #:small
+            accepted[re + U@] = np.uint8(now@)  #:large
             size@ += now@
             flip@ += change@
             set_size[rb + U@] += now@
@@ -365,6 +380,12 @@ def consensus(changes, indptr, neighbour_row, edge_row, offset, one, block_scale
     everybody@ = global_reset * changes[@]
     for a in range(indptr.shape[0] - 1):
         ra = np.uint64(a) * LANES
+        ahead = a + PREFETCH_AHEAD  #:large
+        if ahead < indptr.shape[0] - 1:  #:large
+            for j in range(indptr[ahead], indptr[ahead + 1]):  #:large
+                prefetch_row(inverse_weight, neighbour_row[j])  #:large
+                prefetch_row(error, neighbour_row[j])  #:large
+                prefetch(accepted, edge_row[j])  #:large
         own@ = inverse_weight[ra + U@]
         mine@ = error[ra + U@]
         pull@ = zero
@@ -372,7 +393,7 @@ def consensus(changes, indptr, neighbour_row, edge_row, offset, one, block_scale
             rb = neighbour_row[k]
             re = edge_row[k]
             d = offset[k]
-            w@ = accepted[re + U@] * min(own@, inverse_weight[rb + U@])
+            w@ = one * accepted[re + U@] * min(own@, inverse_weight[rb + U@])
             pull@ += w@ * (error[rb + U@] - d - mine@)
         trigger@ = per_agent_reset * flips[ra + U@] + everybody@
         tick@ = one if trigger@ > zero else clock[ra + U@] + one
@@ -401,7 +422,7 @@ def record_mse(t, column, indptr, neighbour_row, edge_row, one, sample_sum, acce
         for k in range(indptr[a], indptr[a + 1]):
             rb = neighbour_row[k]
             re = edge_row[k]
-            largest@ = max(largest@, accepted[re + U@] * set_size[rb + U@])
+            largest@ = max(largest@, one * accepted[re + U@] * set_size[rb + U@])
         estimate@ = local_error if largest@ <= two else np.float64(error[ra + U@])
         squared@ += estimate@ * estimate@
     mse_out[@, column] = squared@ / n_agents
@@ -424,8 +445,8 @@ def record_diagnostics(column, indptr, upper, edge_row, same, one, accepted, fli
         for k in range(upper[a], indptr[a + 1]):
             re = edge_row[k]
             same_edges += same[k]
-            rejected@ += same[k] * (one - accepted[re + U@])
-            crossing@ += (one - same[k]) * accepted[re + U@]
+            rejected@ += same[k] * (one - one * accepted[re + U@])
+            crossing@ += (one - same[k]) * (one * accepted[re + U@])
     cross_edges = (indptr[n_agents] - indptr[0]) / 2.0 - same_edges
     diagnostics_out[@, 0, column] = rejected@ / same_edges if same_edges > 0 else np.nan
     diagnostics_out[@, 1, column] = crossing@ / cross_edges if cross_edges > 0 else np.nan
@@ -485,27 +506,38 @@ MAX_LANES = 16
 #: step (each restarts its alpha clock when alpha_reset is per_agent).
 DIAGNOSTICS = ("same-class edges rejected", "other-class edges accepted", "agents whose C_a changed")
 
-_KERNELS: dict[tuple[int, bool], object] = {}
+#: Agents from which a panel runs the ``large`` kernel (``kernel_source``): measured
+#: (docs/kernel.md, "Layouts tried at scale") x0.97 at M = 1e4, x1.2-1.3 at 1e5 and 1e6.
+LARGE_AGENTS = 50_000
+#: How many agents ahead the large kernel prefetches the neighbour rows of.
+PREFETCH_AHEAD = 4
+
+_KERNELS: dict[tuple[int, bool, bool], object] = {}
 
 
-def kernel_source(lanes: int, mixed: bool = False) -> str:
+def kernel_source(lanes: int, mixed: bool = False, large: bool = False) -> str:
     """The kernel's Python source for ``lanes`` curves (lane lines unrolled).
 
     Lines tagged ``#:shared`` are the paper's panels (one law and sigma for all agents, one
     noise level per curve); ``#:mixed`` lines replace them when agents differ (per-class
     laws or sigma, privacy mixes): per-agent draws and noise levels, and a threshold per
-    profile pair.  Everything else is one source for both.
+    profile pair.  ``#:small`` lines are for graphs whose state fits in the caches;
+    ``#:large`` lines replace them from ``LARGE_AGENTS`` agents, where the neighbour rows
+    come from L3 or DRAM: the accepted-edge state as uint8 (12 bytes per edge instead of
+    48; ``Workspace.allocate``) and software prefetch of the rows the agent
+    ``PREFETCH_AHEAD`` places on will read.  Everything else is one source for all.
     """
-    keep, drop = ("#:mixed", "#:shared") if mixed else ("#:shared", "#:mixed")
+    tags = {"#:mixed": mixed, "#:shared": not mixed, "#:large": large, "#:small": not large}
 
     def lane(text: str, c: int) -> str:
         return text.replace("U@", f"U{c}").replace("@", str(c))
 
     lines = []
     for line in _TEMPLATE.splitlines():
-        if line.endswith(drop):
+        tag = next((tag for tag in tags if line.endswith(tag)), None)
+        if tag is not None and not tags[tag]:
             continue
-        line = line.removesuffix(keep).rstrip()
+        line = line.removesuffix(tag or "").rstrip()
         if "{" in line:  # {x@} -> x0, x1, ...: every lane in one expression
             lines.append(re.sub(r"\{([^{}]*@[^{}]*)\}", lambda m: ", ".join(lane(m[1], c) for c in range(lanes)), line))
         elif "@" in line and not line.startswith("@"):
@@ -515,24 +547,25 @@ def kernel_source(lanes: int, mixed: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def kernel_module_source(lanes: int, mixed: bool = False) -> str:
+def kernel_module_source(lanes: int, mixed: bool = False, large: bool = False) -> str:
     """A Python module defining ``kernel``, the no-alias compiled kernel for ``lanes`` curves
-    (``mixed``: agents that differ, ``kernel_source``)."""
+    (``mixed``: agents that differ; ``large``: the layout for large graphs; ``kernel_source``)."""
     package = __package__ or "colme.ccolme"
     root = package.rpartition(".")[0]
     constants = "\n".join(f"U{c} = np.uint64({c})" for c in range(lanes))
     return (
-        f'"""Generated by {package}.kernel.kernel_module_source({lanes}, mixed={mixed}): do not edit."""\n'
+        f'"""Generated by {package}.kernel.kernel_module_source({lanes}, mixed={mixed}, large={large}): '
+        'do not edit."""\n'
         "import numba\n"
         "import numpy as np\n"
-        f"from {root}._jit import jit_noalias\n"
+        f"from {root}._jit import jit_noalias, prefetch\n"
         f"from {package}.kernel import _GOLDEN as GOLDEN, _mix_uniform as mix_uniform\n"
         f"from {package}.rules import acceptance_threshold\n"
         f"from {root}.privacy import unit_laplace\n"
         f"from {root}.populations import centred_sample\n"
         "step = numba.njit(inline='always', error_model='numpy')\n"
-        f"LANES = np.uint64({lanes})\n{constants}\n"
-        + kernel_source(lanes, mixed)
+        f"LANES = np.uint64({lanes})\n{constants}\nPREFETCH_AHEAD = {PREFETCH_AHEAD}\n"
+        + kernel_source(lanes, mixed, large)
         + "kernel = jit_noalias(kernel, cache=CACHE, slp_vectorize=True)\n"
     )
 
@@ -546,17 +579,17 @@ def _kernel_folder() -> Path:
     return Path(cache_home) / "colme" / "kernels"
 
 
-def build_kernel(lanes: int, mixed: bool = False, cache: bool = True):
+def build_kernel(lanes: int, mixed: bool = False, cache: bool = True, large: bool = False):
     """Compile-on-call dispatcher of the kernel for ``lanes`` curves (``mixed``: agents
-    that differ, ``kernel_source``).
+    that differ; ``large``: the layout for large graphs; ``kernel_source``).
 
     With ``cache``, the generated module is written once to ``_kernel_folder()`` under a
     name hashing its source and the modules it calls, and Numba caches its machine code
     there like any module's: later processes skip the compilation (~4 s per precision).
     Without it, or if the folder is not writable, the source is compiled in memory.
     """
-    source = kernel_module_source(lanes, mixed)
-    variant = f"{lanes}{'_mixed' if mixed else ''}"
+    source = kernel_module_source(lanes, mixed, large)
+    variant = f"{lanes}{'_mixed' if mixed else ''}{'_large' if large else ''}"
     namespace = {"__name__": f"colme_consensus_kernel_{variant}"}
     if cache:
         here = Path(__file__).resolve().parent
@@ -586,12 +619,12 @@ def build_kernel(lanes: int, mixed: bool = False, cache: bool = True):
     return namespace["kernel"]
 
 
-def compiled_kernel(lanes: int, mixed: bool = False):
-    """The kernel for ``lanes`` curves (``mixed``: agents that differ), built once per
-    process and variant."""
-    if (lanes, mixed) not in _KERNELS:
-        _KERNELS[lanes, mixed] = build_kernel(lanes, mixed)
-    return _KERNELS[lanes, mixed]
+def compiled_kernel(lanes: int, mixed: bool = False, large: bool = False):
+    """The kernel for ``lanes`` curves (``mixed``: agents that differ; ``large``: the
+    layout for large graphs), built once per process and variant."""
+    if (lanes, mixed, large) not in _KERNELS:
+        _KERNELS[lanes, mixed, large] = build_kernel(lanes, mixed, large=large)
+    return _KERNELS[lanes, mixed, large]
 
 
 def lane_groups(n_curves: int) -> tuple[int, int]:
@@ -615,7 +648,7 @@ class Workspace:
     construction (``__post_init__`` checks it).
     """
 
-    accepted: np.ndarray  # per undirected edge and lane: b in C_a^(t)
+    accepted: np.ndarray  # per undirected edge and lane: b in C_a^(t) (1 or 0)
     clock: np.ndarray  # per agent and lane: the alpha clock tau
     noisy: np.ndarray  # noisy-mean error X~_a - mu_a
     error: np.ndarray  # consensus error e_a = mu~_a - mu_a
@@ -629,14 +662,16 @@ class Workspace:
     noise_sum: np.ndarray  # per agent (float64): running sum of standard noise draws
 
     @classmethod
-    def allocate(cls, n_agents: int, n_edges: int, lanes: int, dtype, n_pairs: int = 1) -> Workspace:
-        """Zeroed arrays, each its own allocation; per-lane state in ``dtype``; ``n_pairs``
+    def allocate(cls, n_agents: int, n_edges: int, lanes: int, dtype, n_pairs: int = 1,
+                 large: bool = False) -> Workspace:
+        """Zeroed arrays, each its own allocation; per-lane state in ``dtype`` (the
+        accepted-edge state, 0 or 1, in uint8 for the ``large`` kernel); ``n_pairs``
         profile pairs (mixed panels)."""
         def per_agent():
             return np.zeros(n_agents * lanes, dtype=dtype)
 
         return cls(
-            accepted=np.zeros(n_edges * lanes, dtype=dtype),
+            accepted=np.zeros(n_edges * lanes, dtype=np.uint8 if large else dtype),
             clock=per_agent(),
             noisy=per_agent(),
             error=per_agent(),
@@ -677,6 +712,7 @@ def simulate_runs(
     progress: Progress | None = None,
     agent_means: np.ndarray | None = None,
     privacy_ranks: np.ndarray | None = None,
+    large: bool | None = None,
 ) -> np.ndarray:
     """Average MSE (runs, curves, len(t_record)) of Algorithm 1, one instance per run.
 
@@ -697,7 +733,9 @@ def simulate_runs(
     held in error coordinates so that float32 stays unbiased at the paper horizon
     (``tests/test_precision.py`` checks it at t = 3e4).  With a ``progress``, each run
     is simulated in segments of time steps, reported between them (``colme.progress``):
-    the same numbers as one call.
+    the same numbers as one call.  ``large`` picks the kernel's layout (``kernel_source``;
+    default: from ``LARGE_AGENTS`` agents): the same numbers bit for bit, only the speed
+    differs.
     """
     n_runs = classes.shape[0]
     n_curves = len(spec.curves)
@@ -728,8 +766,10 @@ def simulate_runs(
     if any(c.mix for c in spec.curves) and privacy_ranks is None:
         raise ValueError("a privacy mix needs each run's privacy_ranks")
     n_profiles = spec.population.n_classes * spec.n_levels if mixed else 1
-    workspace = Workspace.allocate(spec.n_agents, edges.shape[1], lanes, dtype, n_profiles**2)
-    kernel = compiled_kernel(lanes, mixed)
+    if large is None:
+        large = spec.n_agents >= LARGE_AGENTS
+    workspace = Workspace.allocate(spec.n_agents, edges.shape[1], lanes, dtype, n_profiles**2, large)
+    kernel = compiled_kernel(lanes, mixed, large)
     if progress is not None:
         progress.begin(n_runs * groups * spec.t_max)
     mse = np.empty((n_runs, padded, len(t_record)))
