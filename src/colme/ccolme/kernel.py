@@ -506,8 +506,10 @@ MAX_LANES = 16
 #: step (each restarts its alpha clock when alpha_reset is per_agent).
 DIAGNOSTICS = ("same-class edges rejected", "other-class edges accepted", "agents whose C_a changed")
 
-#: Agents from which a panel runs the ``large`` kernel (``kernel_source``): measured
-#: (docs/kernel.md, "Layouts tried at scale") x0.97 at M = 1e4, x1.2-1.3 at 1e5 and 1e6.
+#: Agents from which a panel runs the ``large`` kernel (``kernel_source``).  Against the
+#: small layout, r = 10, 12 curves, float32 (docs/kernel.md, "The layout for large graphs"):
+#: x0.93 at M = 1e4, x0.93-1.13 at 2e4, x1.36 at 3e4, x1.48 at 1e5, x1.49 at 1e6 on a Zen 5
+#: with a 32 MB L3; a CPU with a larger L3 breaks even later, hence 5e4 rather than 3e4.
 LARGE_AGENTS = 50_000
 #: How many agents ahead the large kernel prefetches the neighbour rows of.
 PREFETCH_AHEAD = 4
