@@ -301,6 +301,9 @@ def test_lanes_are_checked_before_any_job():
         with pytest.raises(ConfigError) as error:
             validate_config(config_with(axes=[axis]), SCHEMA)
         assert named in str(error.value)
+    clash = [{**SWEEP["axes"][0], "lanes": True}, {"key": "degree", "values": [4, 6], "with": {"eps": [8, 8]}}]
+    with pytest.raises(ConfigError, match=r"figures\.sw\.axes\[1\]: sets \['eps'\], which the lanes axis"):
+        validate_config(config_with(axes=clash), SCHEMA)
     two = [{**SWEEP["axes"][0], "lanes": True}, {"key": "optimistic_delta", "values": [1, 2], "lanes": True}]
     with pytest.raises(ConfigError, match=r"figures\.sw\.axes\[1\]\.lanes: at most one axis"):
         validate_config(config_with(axes=two), SCHEMA)

@@ -111,8 +111,9 @@ def prefetch(typingctx, array, index):
         data = context.make_array(signature.args[0])(context, builder, args[0]).data
         pointer = builder.bitcast(builder.gep(data, [args[1]]), cgutils.voidptr_t)
         i32 = ir.IntType(32)
-        function = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(ir.VoidType(), [cgutils.voidptr_t, i32, i32, i32]), "llvm.prefetch.p0")
+        # declare_intrinsic names it for this LLVM (llvm.prefetch.p0, or .p0i8 before opaque pointers)
+        function = builder.module.declare_intrinsic(
+            "llvm.prefetch", [cgutils.voidptr_t], ir.FunctionType(ir.VoidType(), [cgutils.voidptr_t, i32, i32, i32]))
         builder.call(function, [pointer, i32(0), i32(3), i32(1)])
         return context.get_dummy_value()
 

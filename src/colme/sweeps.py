@@ -356,6 +356,14 @@ class SweepEngine(Engine):
                 f"{key}.with: lanes over {axis['key']!r} need exactly its zipped list keys {companions} "
                 f"along the axis, one value each; got {sorted(axis.get('with', {}))}"
             )
+        listed = {axis["key"], *companions}
+        for index, other in enumerate(axes):
+            clash = sorted(listed & {other["key"], *other.get("with", {})}) if other is not axis else []
+            if clash:
+                raise ConfigError(
+                    f"{where}.axes[{index}]: sets {clash}, which the lanes axis axes[{flagged[0]}] holds as "
+                    "lists; only the lanes axis may set them"
+                )
 
     @staticmethod
     def _check_axis(axis, where, base_settings, global_keys):
@@ -401,7 +409,9 @@ class SweepEngine(Engine):
         read = {}  # point name -> (its figure's table, supplement and meta, the point's settings)
         for built, path, meta, supplement in zip(figures, inputs["tables"], metas, inputs["supplements"],
                                                  strict=True):
-            table, supplement = pd.read_csv(path), pd.read_csv(supplement)
+            # exact floats: a lanes figure's rows are split by their eps, compared with ==
+            table = pd.read_csv(path, float_precision="round_trip")
+            supplement = pd.read_csv(supplement, float_precision="round_trip")
             for point in built["points"]:
                 settings = copy.deepcopy(meta["settings"])
                 for key in () if lanes is None else (lane_key, *lanes.get("with", {})):
