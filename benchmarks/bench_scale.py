@@ -31,7 +31,7 @@ import time
 import numpy as np
 from baseline import cpu_description
 
-from colme.ccolme.kernel import Curve, PanelSpec, simulate_runs
+from colme.ccolme.kernel import LARGE_AGENTS, Curve, PanelSpec, simulate_runs
 from colme.graphs import random_regular_edges
 from colme.populations import Population
 from colme.seeding import run_generator
@@ -61,18 +61,21 @@ def panel(n_agents: int, degree: int, t_max: int) -> PanelSpec:
     return PanelSpec(n_agents=n_agents, degree=degree, curves=curves, t_record=grid)
 
 
-def run_kernel(n_agents: int, degree: int, t_max: int, edges: np.ndarray) -> float:
-    """CPU seconds of one run of the panel on ``edges``."""
+def run_kernel(n_agents: int, degree: int, t_max: int, edges: np.ndarray, large: bool | None = None) -> float:
+    """CPU seconds of one run of the panel on ``edges`` (``large``: the kernel's layout;
+    default by size, ``simulate_runs``)."""
     classes = Population().assign(n_agents, run_generator(2, "scale", 0, "instance"))[None]
     start = time.process_time()
     simulate_runs(panel(n_agents, degree, t_max), classes, edges[None], [run_generator(1, "scale", 0, "data")],
-                  np.float32)
+                  np.float32, large=large)
     return time.process_time() - start
 
 
 def measure(n_agents: int, degree: int, updates: float, networkx_max: int) -> dict:
     """One M, in this process: graph times, kernel rate and peak RSS."""
-    run_kernel(200, degree, 2, random_regular_edges(degree, 200, np.random.default_rng(0)))  # compile
+    # compile (or load) the layout this M runs, on a small graph
+    run_kernel(200, degree, 2, random_regular_edges(degree, 200, np.random.default_rng(0)),
+               large=n_agents >= LARGE_AGENTS)
     start = time.perf_counter()
     edges = random_regular_edges(degree, n_agents, run_generator(1, "scale", 0, "instance"))
     compiled = time.perf_counter() - start
