@@ -120,6 +120,20 @@ def prefetch(typingctx, array, index):
     return numba.types.void(array, index), codegen
 
 
+def as_state(value, one):
+    """``value`` in the precision of ``one``: itself if it is already a float, converted
+    otherwise (a uint8 0/1 of the large-graph kernel).  Compiled kernels only."""
+    return one * value
+
+
+@numba.extending.overload(as_state, inline="always")
+def _as_state(value, one):
+    # A float stays as it is: no multiplication by a runtime 1.0 that LLVM could not fold.
+    if isinstance(value, numba.types.Float):
+        return lambda value, one: value
+    return lambda value, one: one * value
+
+
 def check_distinct(arrays: dict[str, np.ndarray], owner: str) -> None:
     """Raise unless no two of ``arrays`` share memory: the promise ``jit_noalias`` relies on."""
     items = list(arrays.items())

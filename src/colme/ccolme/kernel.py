@@ -349,7 +349,7 @@ def decide(rule, indptr, upper, neighbour_row, edge_row, offset, same, profile_r
             same_class = same[k]
             limit@ = pair_threshold[row@ + profile_col[rb + U@] + U@]  #:mixed
             now@ = max(one if abs(mine@ - noisy[rb + U@] + d) < limit@ else zero, same_class * oracle@)
-            change@ = abs(now@ - one * accepted[re + U@])
+            change@ = abs(now@ - as_state(accepted[re + U@], one))
             accepted[re + U@] = now@  #:small
             accepted[re + U@] = np.uint8(now@)  #:large
             size@ += now@
@@ -393,7 +393,7 @@ def consensus(changes, indptr, neighbour_row, edge_row, offset, one, block_scale
             rb = neighbour_row[k]
             re = edge_row[k]
             d = offset[k]
-            w@ = one * accepted[re + U@] * min(own@, inverse_weight[rb + U@])
+            w@ = as_state(accepted[re + U@], one) * min(own@, inverse_weight[rb + U@])
             pull@ += w@ * (error[rb + U@] - d - mine@)
         trigger@ = per_agent_reset * flips[ra + U@] + everybody@
         tick@ = one if trigger@ > zero else clock[ra + U@] + one
@@ -422,7 +422,7 @@ def record_mse(t, column, indptr, neighbour_row, edge_row, one, sample_sum, acce
         for k in range(indptr[a], indptr[a + 1]):
             rb = neighbour_row[k]
             re = edge_row[k]
-            largest@ = max(largest@, one * accepted[re + U@] * set_size[rb + U@])
+            largest@ = max(largest@, as_state(accepted[re + U@], one) * set_size[rb + U@])
         estimate@ = local_error if largest@ <= two else np.float64(error[ra + U@])
         squared@ += estimate@ * estimate@
     mse_out[@, column] = squared@ / n_agents
@@ -445,8 +445,8 @@ def record_diagnostics(column, indptr, upper, edge_row, same, one, accepted, fli
         for k in range(upper[a], indptr[a + 1]):
             re = edge_row[k]
             same_edges += same[k]
-            rejected@ += same[k] * (one - one * accepted[re + U@])
-            crossing@ += (one - same[k]) * (one * accepted[re + U@])
+            rejected@ += same[k] * (one - as_state(accepted[re + U@], one))
+            crossing@ += (one - same[k]) * as_state(accepted[re + U@], one)
     cross_edges = (indptr[n_agents] - indptr[0]) / 2.0 - same_edges
     diagnostics_out[@, 0, column] = rejected@ / same_edges if same_edges > 0 else np.nan
     diagnostics_out[@, 1, column] = crossing@ / cross_edges if cross_edges > 0 else np.nan
@@ -560,7 +560,7 @@ def kernel_module_source(lanes: int, mixed: bool = False, large: bool = False) -
         'do not edit."""\n'
         "import numba\n"
         "import numpy as np\n"
-        f"from {root}._jit import jit_noalias, prefetch\n"
+        f"from {root}._jit import as_state, jit_noalias, prefetch\n"
         f"from {package}.kernel import _GOLDEN as GOLDEN, _mix_uniform as mix_uniform\n"
         f"from {package}.rules import acceptance_threshold\n"
         f"from {root}.privacy import unit_laplace\n"
