@@ -160,6 +160,10 @@ def test_html_report_has_every_figure_with_its_caption(built):
     assert "Choices where the paper is silent" in html and "Package versions" in html
     assert "wall time (core-s)" in html
     assert "Claims checked" in html
+    # docutils renders every caption clean: no error or warning box (the choices' |C_b^(t)|
+    # once read as an undefined substitution), and the escaped text printed as written.
+    assert "System Message" not in html and "Docutils System Messages" not in html
+    assert "|C_b^(t)|" in html
 
 
 def copy_of(built, tmp_path):

@@ -14,6 +14,7 @@ import json
 import math
 import os
 import platform
+import re
 from pathlib import Path
 
 import numpy as np
@@ -122,16 +123,29 @@ def figure_provenance(table_meta: dict, title: str) -> dict:
     return {**table_meta, "title": title, "versions": package_versions()}
 
 
+# Characters that open reStructuredText inline markup (emphasis, literals, substitutions
+# such as |C_b^(t)|, references); a backslash makes docutils print them as they are.
+_RST_INLINE = re.compile(r"([\\*`|_])")
+
+
+def rst_text(text: str) -> str:
+    """``text`` as literal reStructuredText, whatever markup characters it holds."""
+    return _RST_INLINE.sub(r"\\\1", str(text))
+
+
 def format_caption(title: str, settings: dict, choices) -> str:
-    """reStructuredText caption: bold title, one bullet per setting, then the choices made."""
-    lines = [f"**{title}**", ""]
+    """reStructuredText caption: bold title, one bullet per setting, then the choices made.
+
+    Titles, values and choices are escaped, so a choice's ``|C_b^(t)|`` is printed, not
+    taken for an undefined substitution (docutils would put an error box in the report)."""
+    lines = [f"**{rst_text(title)}**", ""]
     lines += [
-        f"- ``{key}``: {value if isinstance(value, str) else canonical_json(value)}"
+        f"- ``{key}``: {rst_text(value if isinstance(value, str) else canonical_json(value))}"
         for key, value in sorted(settings.items())
         if key != "title"
     ]
     lines += ["", "Choices where the paper is silent:", ""]
-    lines += [f"- {choice}" for choice in choices]
+    lines += [f"- {rst_text(choice)}" for choice in choices]
     return "\n".join(lines)
 
 
