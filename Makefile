@@ -6,7 +6,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 CORES ?= all
 
-.PHONY: figures report test lint bench clean
+.PHONY: figures report test docs lint bench clean
 
 $(BIN)/.installed: pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -26,14 +26,18 @@ report: figures
 test: $(BIN)/.installed
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
+# The documentation site (mkdocs.yml) into build/site; --strict: any warning fails it.
+docs: $(BIN)/.installed
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 lint: $(BIN)/.installed
 	$(BIN)/snakemake --lint
 	$(BIN)/snakefmt --check Snakefile workflow/rules
-	$(BIN)/ruff check src tests benchmarks workflow/scripts
+	$(BIN)/ruff check src tests benchmarks workflow/scripts docs/hooks.py
 
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/bench_consensus.py
 	$(BIN)/python benchmarks/bench_queries.py
 
 clean:
-	rm -rf results .snakemake
+	rm -rf results .snakemake build/site

@@ -182,11 +182,12 @@ def _slurm_settings() -> set[str]:
             for f in dataclasses.fields(plugin.ExecutorSettings)}
 
 
-def test_slurm_profile_and_readme_use_options_the_plugin_has():
+def test_slurm_profile_and_docs_use_options_the_plugin_has():
     options = _slurm_settings()
     profile = yaml.safe_load((ROOT / "profiles" / "slurm" / "config.yaml").read_text())
     used = {"--" + key for key in profile if key.startswith("slurm-")}
-    used |= set(re.findall(r"--slurm-[a-z-]*[a-z]", (ROOT / "README.md").read_text()))
+    for page in (ROOT / "README.md", ROOT / "docs" / "cluster.md"):
+        used |= set(re.findall(r"--slurm-[a-z-]*[a-z]", page.read_text()))
     used |= set(re.findall(r"--slurm-[a-z-]*[a-z]", (ROOT / "tests" / "test_slurm.py").read_text()))
     assert {"--slurm-logdir", "--slurm-efficiency-report", "--slurm-status-command"} <= used
     assert used <= options, f"not options of the installed plugin: {sorted(used - options)}"

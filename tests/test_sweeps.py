@@ -319,12 +319,16 @@ def test_lanes_figures_hold_every_value_of_their_axis():
     assert sorted(p["name"] for f in found for p in f["points"]) == sorted(p["name"] for p in points(settings, "s"))
 
 
-def test_readme_experiment_examples_are_valid_configs():
-    """The README's "Your own experiment" snippets validate (and the sweep expands)."""
+def test_documented_experiment_examples_are_valid_configs():
+    """The README's and the tutorial's experiment snippets validate (and sweeps expand)."""
     import re
 
-    blocks = re.findall(r"```yaml\n(figures:.*?)```", (ROOT / "README.md").read_text(), re.S)
-    assert len(blocks) >= 2
+    blocks = []
+    for page in (ROOT / "README.md", ROOT / "docs" / "tutorial.md"):
+        found = re.findall(r"```yaml\n(figures:.*?)```", page.read_text(), re.S)
+        assert found, f"{page.name} has no experiment snippet"
+        blocks += found
+    assert len(blocks) >= 3
     for block in blocks:
         config = copy.deepcopy(SHIPPED)
         config["figures"].update(yaml.safe_load(block)["figures"])

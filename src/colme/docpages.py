@@ -1,0 +1,395 @@
+"""Pages of the documentation site generated from the code's own sources.
+
+The site (``mkdocs.yml``, ``docs/``) writes by hand what needs prose; what would drift if
+copied comes from here, called by ``docs/hooks.py`` at every build:
+
+* ``config_reference``: every key of the configuration schema (``colme.config.load_schema``:
+  the global keys composed with each engine's definitions) with its description, type,
+  allowed values and default;
+* ``choices_page``: the choices made where each paper is silent, as the engines record them
+  in every figure's provenance (``Engine.figure_interpretations``), for the shipped figures
+  and the experiments;
+* ``claims_page``: the papers' claims (``workflow/claims.yaml``, expanded by
+  ``colme.claims.load_claims``) with their verdicts in the published claims tables.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from .claims import load_claims
+from .config import ConfigError, resolve_figure, update_config, validate_config
+from .registry import ENGINES
+
+# --- configuration reference ----------------------------------------------------------------
+
+
+def _cell(text) -> str:
+    """One Markdown table cell or list item: one line, pipes escaped, and ``<`` outside code
+    spans escaped (``results/figures/<name>.pdf`` is not an HTML tag)."""
+    parts = " ".join(str(text).split()).replace("|", "\\|").split("`")
+    return "`".join(part if i % 2 else part.replace("<", "&lt;") for i, part in enumerate(parts))
+
+
+def _value(value) -> str:
+    """A schema value as it is written in config.yaml (YAML flow style)."""
+    if isinstance(value, float) and math.isinf(value):
+        return ".inf" if value > 0 else "-.inf"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_value(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value) if isinstance(value, str) and not value else str(value)
+
+
+def _ref_name(schema: dict) -> str | None:
+    ref = schema.get("$ref", "")
+    return ref.rsplit("/", 1)[-1] if ref.startswith("#/$defs/") else None
+
+
+def def_anchor(name: str) -> str:
+    """The anchor of a shared definition's section on the reference page."""
+    return "def-" + name.replace("_", "-")
+
+
+def schema_type(schema: dict) -> str:
+    """What a key holds: JSON types, ``array of ...``, a link to a shared definition."""
+    name = _ref_name(schema)
+    if name:
+        return f"[{name}](#{def_anchor(name)})"
+    if "const" in schema:
+        return "constant"
+    if "oneOf" in schema:
+        return " or ".join(schema_type(option) for option in schema["oneOf"])
+    types = schema.get("type", [])
+    parts = []
+    for kind in types if isinstance(types, list) else [types]:
+        if kind == "array":
+            parts.append(f"array of {schema_type(schema.get('items', {})) or 'values'}")
+        else:
+            parts.append(kind)
+    return " or ".join(parts)
+
+
+def allowed_values(schema: dict) -> str:
+    """The values a key allows beyond its type: enum, constant, bounds, lengths, pattern."""
+    if "oneOf" in schema:
+        return "; ".join(filter(None, (allowed_values(option) for option in schema["oneOf"])))
+    parts = []
+    if "enum" in schema:
+        parts.append("one of " + ", ".join(f"`{_value(v)}`" for v in schema["enum"]))
+    if "const" in schema:
+        parts.append(f"`{_value(schema['const'])}`")
+    for key, sign in (("minimum", ">="), ("exclusiveMinimum", ">"), ("maximum", "<="), ("exclusiveMaximum", "<")):
+        if key in schema:
+            parts.append(f"{sign} {_value(schema[key])}")
+    if schema.get("infinite"):
+        parts.append("`.inf` allowed")
+    if "minItems" in schema:
+        parts.append(f"at least {schema['minItems']} items")
+    if "maxItems" in schema:
+        parts.append(f"at most {schema['maxItems']} items")
+    if schema.get("uniqueItems"):
+        parts.append("distinct items")
+    if "minLength" in schema:
+        parts.append(f"at least {schema['minLength']} characters")
+    if "pattern" in schema:
+        parts.append(f"matches `{schema['pattern']}`")
+    items = schema.get("items")
+    if isinstance(items, dict) and not _ref_name(items) and "properties" not in items:
+        inner = allowed_values(items)
+        if inner:
+            parts.append(f"each: {inner}")
+    return ", ".join(parts)
+
+
+def schema_rows(properties: dict, required=(), prefix: str = "") -> list[dict]:
+    """One row per key of ``properties``, nested objects and arrays of objects expanded
+    (``sensitivity.runs``, ``axes[].key``); shared definitions are linked, not expanded."""
+    rows = []
+    for name, schema in properties.items():
+        key = prefix + name
+        if "default" in schema:
+            default = f"`{_value(schema['default'])}`"
+        else:
+            default = "required" if name in required else "none"
+        rows.append({
+            "key": key,
+            "type": schema_type(schema),
+            "allowed": allowed_values(schema),
+            "default": default,
+            "description": schema.get("description", ""),
+        })
+        for part in _object_parts(schema):
+            rows += schema_rows(part["properties"], part.get("required", ()), key + ".")
+        items = schema.get("items")
+        if isinstance(items, dict) and "properties" in items:
+            rows += schema_rows(items["properties"], items.get("required", ()), key + "[].")
+    return rows
+
+
+def _object_parts(schema: dict) -> list[dict]:
+    """The inline objects whose keys a key's rows expand: the schema itself, or its
+    ``oneOf`` alternatives (a count or ``{default: n, paper: m}``)."""
+    if _ref_name(schema):
+        return []
+    return [part for part in [schema, *schema.get("oneOf", ())] if "properties" in part]
+
+
+def _table(rows: list[dict]) -> list[str]:
+    lines = ["| key | type | allowed values | default | description |", "|---|---|---|---|---|"]
+    lines += [
+        f"| `{row['key']}` | {_cell(row['type'])} | {_cell(row['allowed'])} | {_cell(row['default'])} "
+        f"| {_cell(row['description'])} |"
+        for row in rows
+    ]
+    return lines
+
+
+def config_reference(schema: dict) -> str:
+    """The configuration reference page: global keys, each engine's figure entries and the
+    shared definitions, every key with its description, type, allowed values and default."""
+    defs = schema["$defs"]
+    figure_defs = {engine.figure_schema: engine for engine in ENGINES.values() if engine.figure_schema}
+    lines = [
+        "# Configuration reference",
+        "",
+        "Generated from the schema at every build of this site (`workflow/schemas/config.schema.yaml`",
+        "composed with each engine's `schema.yaml` by `colme.config.load_schema`), so it cannot drift",
+        "from what the workflow validates. " + _cell(schema.get("description", "")),
+        "",
+        "A config file (`config.yaml`, or yours passed with `--configfile`, merged over it key by key)",
+        "is validated and completed with these defaults before any job runs; a bad key or value stops",
+        "the build naming the key and what it allows. \"none\" in the default column: the key is",
+        "optional, or its engine derives it from other keys.",
+        "",
+        "## Global keys",
+        "",
+        *_table(schema_rows(schema["properties"], schema.get("required", ()))),
+        "",
+        "## Figure entries",
+        "",
+        _cell(defs["figure"].get("description", "")),
+        "",
+    ]
+    for name, engine in figure_defs.items():
+        definition = defs[name]
+        lines += [
+            f"### `engine: {engine.name}` {{#{def_anchor(name)}}}",
+            "",
+            _cell(definition.get("description", "")),
+            "",
+            *_table(schema_rows(definition.get("properties", {}), definition.get("required", ()))),
+            "",
+        ]
+    lines += ["## Shared definitions", ""]
+    for name, definition in defs.items():
+        if name in figure_defs or name == "figure":
+            continue
+        lines += [f"### {name} {{#{def_anchor(name)}}}", "", _cell(definition.get("description", "")), ""]
+        parts = _object_parts(definition)
+        if parts != [definition]:
+            lines += [f"Type: {schema_type(definition)}; allowed: {allowed_values(definition) or 'any'}.", ""]
+        for part in parts:
+            lines += _table(schema_rows(part["properties"], part.get("required", ())))
+        lines.append("")
+    return "\n".join(lines)
+
+
+# --- choices where the papers are silent ----------------------------------------------------
+
+
+def _figures_of(config_files: list[Path], base: dict) -> dict[str, dict]:
+    """Every figure of ``base`` and of each config file merged over it, resolved."""
+    figures = {}
+    for path, config in [(None, base)] + [(p, update_config(base, _yaml(p))) for p in config_files]:
+        try:
+            validated = validate_config(config)
+        except ConfigError as error:
+            raise ConfigError(f"{path or 'config.yaml'}: {error}") from error
+        for figure in validated["figures"]:
+            if path is None or figure not in figures:
+                figures[figure] = {"settings": resolve_figure(validated, figure), "source": path}
+    return figures
+
+
+def _yaml(path: Path) -> dict:
+    import yaml
+
+    return yaml.safe_load(Path(path).read_text()) or {}
+
+
+def choices_page(config_path: Path, experiment_files: list[Path]) -> str:
+    """The choices made where each paper is silent, engine by engine: the lines every figure
+    of the engine records, then those only some figures record (with the figures)."""
+    base = _yaml(config_path)
+    figures = _figures_of(experiment_files, base)
+    lines = [
+        "# Choices where the papers are silent",
+        "",
+        "Generated at every build of this site from the code that records them: each engine's",
+        "`interpretations` and `figure_interpretations(settings)` (`colme/engines.py`), evaluated on",
+        "every figure of `config.yaml` and of `experiments/*.yaml`. The same lines go into each",
+        "figure's provenance (PDF metadata, `results/figures/<figure>.json`, the report's caption).",
+        "Options behind a choice are keys of the figure's entry (see the",
+        "[configuration reference](configuration.md)); `snakemake --cores all results/sensitivity.md`",
+        "flips each to every other value it allows and re-checks the figure's claims.",
+        "",
+    ]
+    for engine in ENGINES.values():
+        mine = {name: f for name, f in figures.items() if f["settings"]["engine"] == engine.name}
+        recorded = {name: engine.figure_interpretations(f["settings"]) for name, f in mine.items()}
+        lines += [f"## `engine: {engine.name}`", "", _cell((type(engine).__doc__ or "").strip()), ""]
+        if engine.interpretations:
+            lines += ["Every figure of this engine records:", ""]
+            lines += [f"- {_cell(choice)}" for choice in engine.interpretations]
+            lines.append("")
+        extra: dict[str, list[str]] = {}
+        for name, choices in recorded.items():
+            for choice in choices:
+                if choice not in engine.interpretations:
+                    extra.setdefault(choice, []).append(name)
+        if extra:
+            lines += ["Recorded by some figures only (where their settings call for it):", ""]
+            for choice, names in extra.items():
+                more = f" and {len(names) - 6} more" if len(names) > 6 else ""
+                shown = ", ".join(f"`{n}`" for n in names[:6]) + more
+                lines.append(f"- {_cell(choice)} ({shown})")
+            lines.append("")
+        options = sorted({option for f in mine.values() for option in engine.interpretation_options(f["settings"])})
+        if options:
+            anchor = def_anchor(engine.figure_schema)
+            lines += [
+                "Options behind these choices (flipped by the sensitivity report): "
+                + ", ".join(f"[`{option}`](configuration.md#{anchor})" for option in options),
+                "",
+            ]
+        if not engine.interpretations and not extra:
+            lines += ["No choice of its own: it shows other figures' tables, which record theirs.", ""]
+    return "\n".join(lines)
+
+
+# --- figures and claims ---------------------------------------------------------------------
+
+
+def _verdict(rows: pd.DataFrame | None, claim_id: str, column: str = "verdict") -> str:
+    if rows is None or claim_id not in rows.index:
+        return "not built"
+    value = rows.at[claim_id, column]
+    return "" if pd.isna(value) else str(value)
+
+
+def claims_page(claims_path: Path, published: dict[str, Path]) -> str:
+    """Every claim of ``claims_path`` (expanded) by figure, with its criterion and its
+    verdict in each published build's ``claims.csv`` (``published``: build name -> folder,
+    relative to the page), the figure's image from the first build that has it, and the
+    diagnoses of the claims not reproduced."""
+    claims = load_claims(claims_path)
+    tables = {}
+    for build, folder in published.items():
+        path = Path(folder) / "claims.csv"
+        tables[build] = pd.read_csv(path).set_index("id") if path.exists() else None
+    builds = list(published)
+    lines = [
+        "# Figures and claims",
+        "",
+        "Generated at every build of this site from `workflow/claims.yaml` (the papers' claims and",
+        "their criteria, fixed before any result existed) and the published claims tables",
+        "(" + ", ".join(f"[{b}]({Path(f).name}/claims.md)" for b, f in published.items()) + ").",
+        "Verdicts use paired standard errors (the curves of a panel share their runs' draws); the",
+        "published `claims.md` of each build gives the measured numbers and the verdicts with",
+        "independent errors too. A diagnosis states a cause for a claim not reproduced and checks it",
+        "on another table; it never changes the claim's verdict.",
+        "",
+        "| build | claims | " + " | ".join(("reproduced", "not reproduced", "inconclusive")) + " |",
+        "|---|---|---|---|---|",
+    ]
+    for build in builds:
+        table = tables[build]
+        if table is None:
+            continue
+        counts = table["verdict"].value_counts()
+        lines.append(f"| {build} | {len(table)} | " + " | ".join(
+            str(counts.get(v, 0)) for v in ("reproduced", "not reproduced", "inconclusive")) + " |")
+    lines.append("")
+    by_figure: dict[str, list[dict]] = {}
+    for claim in claims:
+        by_figure.setdefault(claim["figure"], []).append(claim)
+    for figure, entries in by_figure.items():
+        lines += [f"## {figure}", ""]
+        for build, folder in published.items():
+            image = Path(folder) / "figures" / f"{figure}.png"
+            if image.exists():
+                lines += [f"![{figure} ({build})]({Path(folder).name}/figures/{figure}.png)", ""]
+                break
+        lines += [
+            "| id | claim | " + " | ".join(builds) + " |",
+            "|---|---|" + "---|" * len(builds),
+        ]
+        lines += [
+            f"| `{c['id']}` | {_cell(c['claim'])} | "
+            + " | ".join(_cell(_verdict(tables[b], c["id"])) for b in builds) + " |"
+            for c in entries
+        ]
+        lines.append("")
+        criteria = [(c["id"], _verdict(tables[builds[-1]], c["id"], "criterion")) for c in entries]
+        lines += ["Criteria:", ""] + [f"- `{i}`: {_cell(text)}" for i, text in criteria if text] + [""]
+        diagnosed = [c for c in entries if "diagnosis" in c]
+        if diagnosed:
+            lines += ["Diagnoses (cause and its check's verdict per build):", ""]
+            for c in diagnosed:
+                verdicts = ", ".join(f"{b}: {_verdict(tables[b], c['id'], 'diagnosis verdict') or 'not run'}"
+                                     for b in builds)
+                lines.append(f"- `{c['id']}`: {_cell(c['diagnosis'].get('cause', ''))} ({verdicts})")
+            lines.append("")
+    return "\n".join(lines)
+
+
+# --- published builds -----------------------------------------------------------------------
+
+
+def build_page(folder: Path, title: str) -> str:
+    """The page of a published build (``colme.publish``'s folder: build.json, figures/,
+    tables/, provenance/): how it was made, then every figure with the files behind it.
+    Links are relative to the folder, where the page goes (``<folder>/index.md``)."""
+    folder = Path(folder)
+    build = json.loads((folder / "build.json").read_text())
+    facts = [
+        ("preset", build.get("preset")),
+        ("seed", build.get("seed")),
+        ("commit", f"`{build['commit'][:10]}`" if build.get("commit") else None),
+        ("wall time", f"{build['wall_seconds'] / 60:.1f} min on {build.get('cores')} cores"
+         if build.get("wall_seconds") else None),
+        ("compute", f"{build['compute_seconds']:.0f} core-seconds" if build.get("compute_seconds") else None),
+        ("machine", ", ".join(str(v) for v in build.get("machine", {}).values()) or None),
+        ("claims", ", ".join(f"{n} {v}" for v, n in sorted(build.get("verdicts", {}).items()))
+         + f" (of {build['claims']})" if build.get("claims") else None),
+    ]
+    lines = [f"# {title}", "", "Made by `python -m colme.publish` (`build.json`):", ""]
+    lines += [f"- {name}: {value}" for name, value in facts if value not in (None, "")]
+    if (folder / "claims.md").exists():
+        lines.append("- [claims checked](claims.md) ([csv](claims.csv))")
+    lines += ["", "Each figure with its table, supplement and provenance (settings, seed, runs, choices,",
+              "versions).", ""]
+    for figure in build.get("figures", []):
+        image = folder / "figures" / f"{figure}.png"
+        if not image.exists():
+            continue
+        files = [(name, f"tables/{figure}{suffix}") for name, suffix in (
+            ("table", ".csv"), ("supplement", "_supplement.csv"), ("covariance", "_covariance.csv.gz"),
+            ("diagnostics", "_diagnostics.csv.gz"))]
+        files.append(("provenance", f"provenance/{figure}.json"))
+        links = ", ".join(f"[{name}]({path})" for name, path in files if (folder / path).exists())
+        lines += [f"## {figure}", "", f"![{figure}](figures/{figure}.png)", "", links, ""]
+        diagnostics = folder / "figures" / f"{figure}_diagnostics.png"
+        if diagnostics.exists():
+            lines += [f"![{figure} diagnostics](figures/{figure}_diagnostics.png)", ""]
+    return "\n".join(lines)

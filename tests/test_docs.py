@@ -1,0 +1,173 @@
+"""The documentation: the site builds with warnings as errors and every link and image in it
+resolves; the generated pages (configuration reference, choices, claims, published builds)
+hold every key, choice and claim; the README stays short and its links resolve."""
+
+import os
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+import yaml
+
+from colme import docpages
+from colme.claims import load_claims
+from colme.config import load_schema
+from colme.registry import ENGINES
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class _Links(HTMLParser):
+    """Every href/src of a page and every id it defines."""
+
+    def __init__(self):
+        super().__init__()
+        self.links: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if attrs.get("id"):
+            self.ids.add(attrs["id"])
+        for name in ("href", "src"):
+            if attrs.get(name) and tag in ("a", "img", "link", "script", "source"):
+                self.links.append(attrs[name])
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    out = tmp_path_factory.mktemp("site")
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ROOT / "mkdocs.yml"), "-d", str(out)],
+        cwd=ROOT, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "WARNING" not in result.stderr, result.stderr[-3000:]
+    return out
+
+
+def _parse(path: Path) -> _Links:
+    parser = _Links()
+    parser.feed(path.read_text(errors="replace"))
+    return parser
+
+
+def test_every_link_and_image_of_the_site_resolves(site):
+    # 404.html links from the site's root (it is served for any missing path); skipped.
+    pages = sorted(p for p in site.rglob("*.html") if p.name != "404.html")
+    assert len(pages) > 20
+    parsed = {page: _parse(page) for page in pages}
+    broken = []
+    for page, links in parsed.items():
+        for link in links.links:
+            parts = urlsplit(link)
+            if parts.scheme or link.startswith("//"):
+                continue
+            target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.exists():
+                broken.append(f"{page.relative_to(site)}: {link}")
+            elif parts.fragment and target.suffix == ".html":
+                ids = (parsed.get(target) or _parse(target)).ids
+                if parts.fragment not in ids:
+                    broken.append(f"{page.relative_to(site)}: {link} (no such anchor)")
+    assert not broken, "\n".join(broken[:30])
+
+
+def test_site_shows_the_published_figures(site):
+    home = (site / "index.html").read_text()
+    for build in ("default", "paper"):
+        page = (site / build / "index.html").read_text()
+        built = yaml.safe_load((ROOT / "docs" / build / "build.json").read_text())["figures"]
+        shown = set(re.findall(r'<img[^>]+src="figures/([A-Za-z0-9_]+)\.png"', page))
+        present = {f for f in built if (ROOT / "docs" / build / "figures" / f"{f}.png").exists()}
+        assert present and present <= shown, sorted(present - shown)
+    assert 'src="default/figures/fig1_r20.png"' in home
+    for experiment in (ROOT / "docs" / "experiments").glob("*/build.json"):
+        assert (site / "experiments" / experiment.parent.name / "index.html").exists()
+
+
+def _properties(node, found):
+    """(name, schema) of every key declared anywhere in the schema (an ``if`` only tests
+    keys declared elsewhere)."""
+    if isinstance(node, dict):
+        for name, schema in node.get("properties", {}).items():
+            found.append((name, schema))
+        for key, value in node.items():
+            if key != "if":
+                _properties(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            _properties(value, found)
+    return found
+
+
+def test_configuration_reference_has_every_key_with_its_description_type_values_and_default():
+    schema = load_schema()
+    page = docpages.config_reference(schema)
+    rows = [line for line in page.splitlines() if line.startswith("| `")]
+    properties = _properties(schema, [])
+    assert len(properties) > 150
+    missing = []
+    for name, definition in properties:
+        description = definition.get("description", "")
+        if not description.strip():
+            missing.append(f"{name}: no description in the schema")
+            continue
+        cells = [
+            row for row in rows
+            if re.match(rf"\| `([^`]*[.\]])?{re.escape(name)}` \|", row) and docpages._cell(description) in row
+        ]
+        if not cells:
+            missing.append(f"{name}: no row with its description")
+            continue
+        expected = [docpages.schema_type(definition)]
+        if "default" in definition:
+            expected.append(f"`{docpages._value(definition['default'])}`")
+        expected += [f"`{docpages._value(value)}`" for value in definition.get("enum", ())]
+        expected += [docpages._value(definition[key]) for key in ("minimum", "maximum") if key in definition]
+        if not any(all(docpages._cell(text) in row for text in expected) for row in cells):
+            missing.append(f"{name}: no row with all of {expected}")
+    assert not missing, "\n".join(missing[:30])
+
+
+def test_choices_page_lists_every_engine_and_what_its_figures_record():
+    page = docpages.choices_page(ROOT / "config.yaml", sorted((ROOT / "experiments").glob("*.yaml")))
+    for engine in ENGINES.values():
+        assert f"## `engine: {engine.name}`" in page
+        for choice in engine.interpretations:
+            assert docpages._cell(choice) in page
+    # A line only some figures record (an experiment's graph family) is there, with its figure.
+    assert re.search(r"graph: Erdos-Renyi .*`exp_erdos_renyi_d5`", page)
+
+
+def test_claims_page_has_every_claim_with_its_published_verdicts():
+    published = {build: ROOT / "docs" / build for build in ("default", "paper")}
+    page = docpages.claims_page(ROOT / "workflow" / "claims.yaml", published)
+    verdicts = {build: {row["id"]: row["verdict"] for row in _csv(path / "claims.csv")}
+                for build, path in published.items()}
+    for claim in load_claims(ROOT / "workflow" / "claims.yaml"):
+        row = next(line for line in page.splitlines() if line.startswith(f"| `{claim['id']}` |"))
+        cells = [cell.strip() for cell in row.strip("|").split(" | ")]
+        assert cells[-2:] == [verdicts["default"][claim["id"]], verdicts["paper"][claim["id"]]], claim["id"]
+
+
+def _csv(path: Path) -> list[dict]:
+    import csv
+
+    with path.open() as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_readme_is_short_and_its_links_resolve():
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) <= 150
+    assert "make figures" in text and "make test" in text
+    for link in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+        if not urlsplit(link).scheme:
+            assert (ROOT / link).exists(), f"README links {link}, which does not exist"
