@@ -15,6 +15,12 @@ from colme.config import load_schema
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def on_config(config):
+    # Snippets (the tutorial's experiments/*.yaml) from the repository, whatever the cwd.
+    config["mdx_configs"]["pymdownx.snippets"]["base_path"] = [str(ROOT)]
+    return config
+
+
 def on_files(files, config):
     docs = Path(config["docs_dir"])
     pages = {
