@@ -171,3 +171,25 @@ def test_readme_is_short_and_its_links_resolve():
     for link in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
         if not urlsplit(link).scheme:
             assert (ROOT / link).exists(), f"README links {link}, which does not exist"
+
+
+def _lists_glued_to_a_paragraph(text: str) -> list[int]:
+    """Lines that open a list right after a paragraph line: Python-Markdown (the site's
+    renderer, unlike GitHub) then prints the items as text of that paragraph."""
+    glued, fenced, previous = [], False, ""
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif not fenced and re.match(r"(\s*)([-*]|\d+\.) ", line):
+            opens = re.match(r"(\s*)", line)[1]
+            if previous.strip() and not re.match(r"\s*([-*]|\d+\.) ", previous) and not previous.startswith(" ") \
+                    and not previous.startswith("|") and len(opens) == 0:
+                glued.append(number)
+        previous = "" if fenced else line
+    return glued
+
+
+def test_site_pages_open_no_list_inside_a_paragraph():
+    pages = sorted((ROOT / "docs").rglob("*.md"))
+    glued = {str(p.relative_to(ROOT)): lines for p in pages if (lines := _lists_glued_to_a_paragraph(p.read_text()))}
+    assert not glued, glued

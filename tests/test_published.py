@@ -2,7 +2,7 @@
 
 Fast: it reads the committed files only.  A figure added, removed or re-parameterised in
 config.yaml, or a claim added or removed in workflow/claims.yaml, without republishing
-(`python -m colme.publish`, see README) fails here, so the published set cannot silently
+(`python -m colme.publish`, see docs/results.md) fails here, so the published set cannot silently
 go stale.
 """
 
