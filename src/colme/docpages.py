@@ -79,6 +79,15 @@ def schema_type(schema: dict) -> str:
     return " or ".join(parts)
 
 
+#: JSON-schema constraints and how the reference states them.
+_CONSTRAINTS = (
+    ("minimum", ">= {}"), ("exclusiveMinimum", "> {}"), ("maximum", "<= {}"), ("exclusiveMaximum", "< {}"),
+    ("minItems", "at least {} items"), ("maxItems", "at most {} items"),
+    ("minLength", "at least {} characters"), ("pattern", "matches `{}`"),
+)
+_FLAGS = (("infinite", "`.inf` allowed"), ("uniqueItems", "distinct items"))
+
+
 def allowed_values(schema: dict) -> str:
     """The values a key allows beyond its type: enum, constant, bounds, lengths, pattern."""
     if "oneOf" in schema:
@@ -88,21 +97,8 @@ def allowed_values(schema: dict) -> str:
         parts.append("one of " + ", ".join(f"`{_value(v)}`" for v in schema["enum"]))
     if "const" in schema:
         parts.append(f"`{_value(schema['const'])}`")
-    for key, sign in (("minimum", ">="), ("exclusiveMinimum", ">"), ("maximum", "<="), ("exclusiveMaximum", "<")):
-        if key in schema:
-            parts.append(f"{sign} {_value(schema[key])}")
-    if schema.get("infinite"):
-        parts.append("`.inf` allowed")
-    if "minItems" in schema:
-        parts.append(f"at least {schema['minItems']} items")
-    if "maxItems" in schema:
-        parts.append(f"at most {schema['maxItems']} items")
-    if schema.get("uniqueItems"):
-        parts.append("distinct items")
-    if "minLength" in schema:
-        parts.append(f"at least {schema['minLength']} characters")
-    if "pattern" in schema:
-        parts.append(f"matches `{schema['pattern']}`")
+    parts += [text.format(_value(schema[key])) for key, text in _CONSTRAINTS if key in schema]
+    parts += [text for key, text in _FLAGS if schema.get(key)]
     items = schema.get("items")
     if isinstance(items, dict) and not _ref_name(items) and "properties" not in items:
         inner = allowed_values(items)
