@@ -25,7 +25,7 @@ from .errors import ConfigError
 from .populations import canonical_population
 from .registry import ENGINES
 
-__all__ = ["ConfigError", "figure_defaults", "load_schema", "per_preset", "resolve_figure", "validate_config"]
+__all__ = ["ConfigError", "figure_defaults", "load_config", "load_schema", "per_preset", "resolve_figure", "validate_config"]
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
@@ -152,6 +152,15 @@ def _deep_merge(base: dict, overrides: dict) -> dict:
         else:
             merged[key] = copy.deepcopy(value)
     return merged
+
+
+def load_config(path: str | Path, configfile: str | Path | None = None) -> dict:
+    """The config file ``path`` (``config.yaml``) with ``configfile`` (an experiment's)
+    merged over it as ``snakemake --configfile`` does; not validated yet."""
+    config = yaml.safe_load(Path(path).read_text()) or {}
+    if configfile is not None:
+        config = update_config(config, yaml.safe_load(Path(configfile).read_text()) or {})
+    return config
 
 
 def update_config(config: dict, overrides: dict) -> dict:

@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from .claims import load_claims
-from .config import ConfigError, resolve_figure, update_config, validate_config
+from .config import ConfigError, load_config, resolve_figure, validate_config
 from .registry import ENGINES
 
 # --- configuration reference ----------------------------------------------------------------
@@ -203,31 +203,24 @@ def config_reference(schema: dict) -> str:
 # --- choices where the papers are silent ----------------------------------------------------
 
 
-def _figures_of(config_files: list[Path], base: dict) -> dict[str, dict]:
-    """Every figure of ``base`` and of each config file merged over it, resolved."""
-    figures = {}
-    for path, config in [(None, base)] + [(p, update_config(base, _yaml(p))) for p in config_files]:
+def _figures_of(config_path: Path, experiment_files: list[Path]) -> dict[str, dict]:
+    """The resolved settings of every figure of ``config_path`` and of each experiment file
+    merged over it (a name both define keeps config.yaml's figure)."""
+    figures: dict[str, dict] = {}
+    for experiment in [None, *experiment_files]:
         try:
-            validated = validate_config(config)
+            validated = validate_config(load_config(config_path, experiment))
         except ConfigError as error:
-            raise ConfigError(f"{path or 'config.yaml'}: {error}") from error
+            raise ConfigError(f"{experiment or config_path}: {error}") from error
         for figure in validated["figures"]:
-            if path is None or figure not in figures:
-                figures[figure] = {"settings": resolve_figure(validated, figure), "source": path}
+            figures.setdefault(figure, resolve_figure(validated, figure))
     return figures
-
-
-def _yaml(path: Path) -> dict:
-    import yaml
-
-    return yaml.safe_load(Path(path).read_text()) or {}
 
 
 def choices_page(config_path: Path, experiment_files: list[Path]) -> str:
     """The choices made where each paper is silent, engine by engine: the lines every figure
     of the engine records, then those only some figures record (with the figures)."""
-    base = _yaml(config_path)
-    figures = _figures_of(experiment_files, base)
+    figures = _figures_of(config_path, experiment_files)
     lines = [
         "# Choices where the papers are silent",
         "",
@@ -241,8 +234,8 @@ def choices_page(config_path: Path, experiment_files: list[Path]) -> str:
         "",
     ]
     for engine in ENGINES.values():
-        mine = {name: f for name, f in figures.items() if f["settings"]["engine"] == engine.name}
-        recorded = {name: engine.figure_interpretations(f["settings"]) for name, f in mine.items()}
+        mine = {name: settings for name, settings in figures.items() if settings["engine"] == engine.name}
+        recorded = {name: engine.figure_interpretations(settings) for name, settings in mine.items()}
         lines += [f"## `engine: {engine.name}`", "", _cell((type(engine).__doc__ or "").strip()), ""]
         if engine.interpretations:
             lines += ["Every figure of this engine records:", ""]
@@ -260,7 +253,7 @@ def choices_page(config_path: Path, experiment_files: list[Path]) -> str:
                 shown = ", ".join(f"`{n}`" for n in names[:6]) + more
                 lines.append(f"- {_cell(choice)} ({shown})")
             lines.append("")
-        options = sorted({option for f in mine.values() for option in engine.interpretation_options(f["settings"])})
+        options = sorted({option for settings in mine.values() for option in engine.interpretation_options(settings)})
         if options:
             anchor = def_anchor(engine.figure_schema)
             lines += [

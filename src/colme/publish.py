@@ -30,10 +30,9 @@ import subprocess
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
 from .claims import INDEPENDENT, diagnosis_counts, model_dependent
-from .config import resolve_figure, update_config, validate_config
+from .config import load_config, resolve_figure, validate_config
 from .provenance import atomic_write_text, canonical_json, host_cpu, vector_isa
 from .registry import ENGINES
 
@@ -134,10 +133,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--wall-seconds", type=float, default=None, help="measured wall time of the build")
     parser.add_argument("--cores", type=int, default=None, help="cores the build ran on")
     args = parser.parse_args(argv)
-    config = yaml.safe_load(args.config.read_text())
-    if args.configfile is not None:  # Snakemake's merge: nested mappings key by key
-        config = update_config(config, yaml.safe_load(args.configfile.read_text()))
-    config = validate_config({**config, "preset": args.preset})
+    config = validate_config({**load_config(args.config, args.configfile), "preset": args.preset})
     build = publish(args.results, args.dest, config, args.wall_seconds, args.cores, args.config.resolve().parent)
     print(json.dumps(build, indent=1))
 
