@@ -25,7 +25,9 @@ from .errors import ConfigError
 from .populations import canonical_population
 from .registry import ENGINES
 
-__all__ = ["ConfigError", "figure_defaults", "load_config", "load_schema", "per_preset", "resolve_figure", "validate_config"]
+__all__ = [
+    "ConfigError", "figure_defaults", "load_config", "load_schema", "per_preset", "resolve_figure", "validate_config",
+]
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
