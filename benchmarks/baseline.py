@@ -1,4 +1,5 @@
-"""What the benchmarks share: the CPU description line and another revision's kernel module.
+"""What the benchmarks share: the CPU description line and another revision's kernel module
+(and the spec module beside it).
 
 Imported as a plain module by the benchmark scripts, which run from the repository root as
 ``python benchmarks/<script>.py`` (so ``benchmarks/`` is on ``sys.path``).
@@ -7,6 +8,7 @@ Imported as a plain module by the benchmark scripts, which run from the reposito
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import subprocess
 import sys
@@ -54,3 +56,11 @@ def load_baseline(revision: str, modules: tuple[str, ...]):
         if (package / (name.replace(".", "/") + ".py")).exists():
             return importlib.import_module(f"colme_baseline.{name}")
     raise SystemExit(f"revision {revision} has none of the kernel modules {modules}")
+
+
+def spec_module(kernel):
+    """The module holding the panel spec (``PanelSpec``, ``ColmeSpec``...) of the kernel module
+    ``kernel``, of this revision or a baseline: its sibling ``spec`` since the spec left the
+    kernel module, the kernel module itself before."""
+    sibling = kernel.__name__.rpartition(".")[0] + ".spec"
+    return importlib.import_module(sibling) if importlib.util.find_spec(sibling) else kernel

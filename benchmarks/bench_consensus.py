@@ -27,10 +27,11 @@ import math
 import time
 
 import numpy as np
-from baseline import cpu_description, load_baseline
+from baseline import cpu_description, load_baseline, spec_module
 
 from colme.ccolme import kernel as consensus
-from colme.ccolme.kernel import PanelSpec, lane_groups
+from colme.ccolme.kernel import lane_groups
+from colme.ccolme.spec import Curve, PanelSpec
 from colme.graphs import random_regular_edges
 from colme.populations import Population
 from colme.seeding import run_generator
@@ -41,13 +42,16 @@ THETA_K = {5: {1.0: 8, 2.0: 7, 4.0: 7, math.inf: 7}, 20: {1.0: 7, 2.0: 6, 4.0: 5
 
 
 def panel(degree: int, t_max: int, module=consensus) -> PanelSpec:
+    """The 12-curve Fig. 1 panel, in the spec classes of the kernel ``module`` (this
+    revision's or a baseline's, ``baseline.spec_module``)."""
+    spec = spec_module(module)
     curves = tuple(
-        module.Curve(rule, eps, THETA_K[degree][eps] if rule == "bernstein" else math.nan)
+        spec.Curve(rule, eps, THETA_K[degree][eps] if rule == "bernstein" else math.nan)
         for rule in ("oracle", "bernstein", "optimistic")
         for eps in (1.0, 2.0, 4.0, math.inf)
     )
     grid = np.unique(np.geomspace(1, t_max, 200).astype(np.int64))
-    return module.PanelSpec(n_agents=200, degree=degree, curves=curves, t_record=grid)
+    return spec.PanelSpec(n_agents=200, degree=degree, curves=curves, t_record=grid)
 
 
 def instances(degree: int, runs: int):
@@ -60,7 +64,7 @@ def instances(degree: int, runs: int):
 
 def mixed_panel(spec: PanelSpec) -> PanelSpec:
     """The same panel with every curve a 100% mix at its eps (the mixed kernel)."""
-    curves = tuple(consensus.Curve(c.rule, math.nan, c.theta_k, ((c.eps, 1.0),)) for c in spec.curves)
+    curves = tuple(Curve(c.rule, math.nan, c.theta_k, ((c.eps, 1.0),)) for c in spec.curves)
     return PanelSpec(n_agents=spec.n_agents, degree=spec.degree, curves=curves, t_record=spec.t_record)
 
 

@@ -59,11 +59,13 @@ from baseline import cpu_description
 from bench_scale import ISAS, panel
 
 import colme.ccolme.kernel as consensus
+import colme.ccolme.template as kernel_template
+from colme.ccolme import codegen
 from colme.graphs import random_regular_edges
 from colme.populations import Population
 from colme.seeding import run_generator
 
-TODAY, TODAY_WORKSPACE = consensus._TEMPLATE, consensus.Workspace
+TODAY, TODAY_WORKSPACE = kernel_template._TEMPLATE, consensus.Workspace
 LANES = 12
 #: Agents ahead whose neighbour rows the ``prefetch`` variant asks for.
 AHEAD = 4
@@ -307,20 +309,20 @@ def main() -> None:
     built = {}
     for name in names:
         template, workspace, lanes, wrap = variant(VARIANTS[name])
-        consensus._TEMPLATE = template
+        kernel_template._TEMPLATE = template
         large = name == "large"
-        built[name] = (Timed(wrap(consensus.build_kernel(lanes, large=large))), workspace, lanes, large)
-    consensus._TEMPLATE = TODAY
+        built[name] = (Timed(wrap(codegen.build_kernel(lanes, large=large))), workspace, lanes, large)
+    kernel_template._TEMPLATE = TODAY
 
     def run(name, steps):
         kernel, workspace, lanes, large = built[name]
-        consensus._KERNELS[lanes, False, large], kernel.seconds = kernel, 0.0
+        codegen._KERNELS[lanes, False, large], kernel.seconds = kernel, 0.0
         consensus.Workspace, consensus.lane_groups = workspace, (lambda n, lanes=lanes: (1, lanes))
         mse = consensus.simulate_runs(panel(n_agents, args.degree, steps), classes, edges,
                                       [run_generator(1, "scale", 0, "data")], np.float32, large=large)
         return kernel.seconds, mse
 
-    original = (consensus.Workspace, consensus.lane_groups, dict(consensus._KERNELS))
+    original = (consensus.Workspace, consensus.lane_groups, dict(codegen._KERNELS))
     try:
         reference = run("today", args.check_steps)[1]
         for name in names:
@@ -331,8 +333,8 @@ def main() -> None:
                 times[name].append(run(name, args.steps)[0])
     finally:
         consensus.Workspace, consensus.lane_groups = original[:2]
-        consensus._KERNELS.clear()
-        consensus._KERNELS.update(original[2])
+        codegen._KERNELS.clear()
+        codegen._KERNELS.update(original[2])
     print(cpu_description())
     print(f"M={n_agents} r={args.degree} steps={args.steps} repeat={args.repeat} "
           f"(bit-identical to today over {args.check_steps} steps: {', '.join(names)})")

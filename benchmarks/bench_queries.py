@@ -22,7 +22,7 @@ import time
 from types import SimpleNamespace
 
 import numpy as np
-from baseline import cpu_description, load_baseline
+from baseline import cpu_description, load_baseline, spec_module
 
 from colme.private_colme import kernel
 
@@ -53,11 +53,12 @@ PANELS = {
 
 
 def engine(module) -> SimpleNamespace:
-    """The kernel ``module`` with the ``populations`` and ``seeding`` of its own root package
-    (``colme`` or ``colme_baseline``)."""
+    """The kernel ``module`` with its spec module (``baseline.spec_module``) and the
+    ``populations`` and ``seeding`` of its own root package (``colme`` or ``colme_baseline``)."""
     package = module.__name__.split(".")[0]
     return SimpleNamespace(
         kernel=module,
+        spec=spec_module(module),
         populations=importlib.import_module(f"{package}.populations"),
         seeding=importlib.import_module(f"{package}.seeding"),
     )
@@ -65,9 +66,9 @@ def engine(module) -> SimpleNamespace:
 
 def cpu_seconds(code: SimpleNamespace, n_agents: int, curves: list[dict], t_record: np.ndarray, retest: str) -> float:
     """CPU seconds of one run of the panel, recorded at ``t_record``, with ``code``'s kernel."""
-    spec = code.kernel.ColmeSpec(
+    spec = code.spec.ColmeSpec(
         n_agents=n_agents,
-        curves=tuple(code.kernel.ColmeCurve(**curve) for curve in curves),
+        curves=tuple(code.spec.ColmeCurve(**curve) for curve in curves),
         t_record=t_record,
         retest=retest,
     )

@@ -31,7 +31,8 @@ import time
 import numpy as np
 from baseline import cpu_description
 
-from colme.ccolme.kernel import LARGE_AGENTS, Curve, PanelSpec, simulate_runs
+from colme.ccolme.kernel import LARGE_AGENTS, simulate_runs
+from colme.ccolme.spec import Curve, PanelSpec
 from colme.graphs import random_regular_edges
 from colme.populations import Population
 from colme.seeding import run_generator

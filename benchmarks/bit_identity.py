@@ -21,7 +21,7 @@ import importlib
 import math
 
 import numpy as np
-from baseline import load_baseline
+from baseline import load_baseline, spec_module
 
 from colme import populations
 from colme.ccolme import kernel
@@ -36,7 +36,8 @@ N_AGENTS, RUNS = 200, 2
 
 
 def curves(module, mixed: bool) -> tuple:
-    """3 rules x eps 1 and inf, and with ``mixed`` the 3 rules of a privacy mix."""
+    """3 rules x eps 1 and inf, and with ``mixed`` the 3 rules of a privacy mix (``module``:
+    the spec module, ``baseline.spec_module``)."""
     out = [module.Curve(rule, eps, k if rule == "bernstein" else math.nan)
            for eps, k in ((1.0, 7.0), (math.inf, 6.0)) for rule in ("oracle", "bernstein", "optimistic")]
     if mixed:
@@ -48,6 +49,7 @@ def curves(module, mixed: bool) -> tuple:
 def run(module, population_module, panel, mixed: bool, dtype, t_max: int, **layout):
     """(MSE, diagnostics) of one panel through ``module``'s kernel."""
     degree, schedule, reset = panel
+    spec_code = spec_module(module)
     laws = (tuple(population_module.DataLaw("beta", s, a=2.0, b=5.0) for s in (0.3, 0.5, 0.4)) if mixed
             else (population_module.DataLaw(),) * 3)
     population = population_module.Population(laws=laws)
@@ -55,8 +57,8 @@ def run(module, population_module, panel, mixed: bool, dtype, t_max: int, **layo
     edges = np.stack([random_regular_edges(degree, N_AGENTS, run_generator(2, "bits", r, "instance"))
                       for r in range(RUNS)])
     record = np.unique(np.geomspace(1, t_max, 6).astype(np.int64))
-    spec = module.PanelSpec(n_agents=N_AGENTS, degree=degree, curves=curves(module, mixed), t_record=record,
-                            population=population, alpha_schedule=schedule, alpha_reset=reset)
+    spec = spec_code.PanelSpec(n_agents=N_AGENTS, degree=degree, curves=curves(spec_code, mixed), t_record=record,
+                               population=population, alpha_schedule=schedule, alpha_reset=reset)
     diagnostics = np.empty((RUNS, len(spec.curves), 3, len(record)))
     mse = module.simulate_runs(
         spec, classes, edges, [run_generator(1, "bits", r, "data") for r in range(RUNS)], dtype, diagnostics,

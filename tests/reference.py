@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from colme.ccolme.kernel import PanelSpec, run_key
+from colme.ccolme.randoms import run_key
 from colme.ccolme.rules import (
     OPTIMISTIC_RADII,
     WEIGHT_OFFSETS,
@@ -24,6 +24,7 @@ from colme.ccolme.rules import (
     mixing_matrix,
     noisy_mean_beta,
 )
+from colme.ccolme.spec import PanelSpec
 from colme.graphs import adjacency
 from colme.privacy import laplace_sigma_dp
 

@@ -14,7 +14,8 @@ import pytest
 from toy_engine.engine import ToyEngine
 
 from colme.aggregation import COVARIANCE_COLUMNS, DIAGNOSTICS_COLUMNS
-from colme.config import ConfigError, load_schema, resolve_figure, validate_config
+from colme.config import ConfigError, load_schema, resolve_figure
+from colme.expansion import validate_config
 from colme.registry import ENGINES, figure_caption, stage_params
 from colme.stages import makers, result_path, write_chunk, write_instances
 

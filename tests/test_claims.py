@@ -581,7 +581,7 @@ def simulated_pair(seed=3, runs=400, shift=0.02, noise=0.01):
     """Per-run MSE curves of two curves sharing most of their noise (common random numbers),
     B = A + shift/t + a little independent noise: their tables and covariance."""
     from colme.aggregation import aggregate_table, covariance_table
-    from colme.ccolme.kernel import Curve, PanelSpec
+    from colme.ccolme.spec import Curve, PanelSpec
     from colme.registry import ENGINES
 
     rng = np.random.default_rng(seed)

@@ -9,13 +9,14 @@ from reference_psums import psums
 
 from colme.populations import Population
 from colme.privacy import composed_privacy
-from colme.private_colme.kernel import ColmeCurve, ColmeSpec, simulate_colme_runs
+from colme.private_colme.kernel import simulate_colme_runs
 from colme.private_colme.oracle import (
     expected_inverse,
     ideal_all_to_all_mse,
     prop3_oracle_mse,
     remark3_rrr_oracle_mse,
 )
+from colme.private_colme.spec import ColmeCurve, ColmeSpec
 from colme.private_colme.tables import privacy_table
 from colme.seeding import run_generator
 
@@ -144,7 +145,7 @@ def test_schvar1_splits_the_budget_between_means_and_variances():
 def test_diagnostics_of_the_oracle_classifier_are_exact():
     """Oracle C_a: every classmate in C_a, nobody else; under RR each other agent has
     answered exactly t / (M - 1) times at t a multiple of M - 1."""
-    from colme.private_colme.kernel import DIAGNOSTICS
+    from colme.private_colme.spec import DIAGNOSTICS
 
     n = 7
     spec = ColmeSpec(n_agents=n, curves=(ColmeCurve(oracle=True), ColmeCurve(schedule="rrr", oracle=True)),

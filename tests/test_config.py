@@ -9,7 +9,8 @@ import pytest
 import yaml
 
 from colme.aggregation import run_chunks
-from colme.config import ConfigError, resolve_figure, validate_config
+from colme.config import ConfigError, resolve_figure
+from colme.expansion import validate_config
 from colme.timegrid import time_grid
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -35,7 +35,8 @@ from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 
 from colme.aggregation import run_chunks
-from colme.config import ConfigError, _branch, _resolve_ref, load_schema, resolve_figure, validate_config
+from colme.config import ConfigError, _branch, _resolve_ref, load_schema, resolve_figure
+from colme.expansion import validate_config
 from colme.provenance import canonical_json
 from colme.registry import ENGINES, figure_caption, stage_params
 from colme.stages import makers, result_path, write_chunk, write_instances
@@ -52,7 +53,7 @@ GRID = {"linear": 4, "log": 3}
 BASES = {
     "ccolme": {"n_agents": 10, "degree": 3, "eps": [1, math.inf], "theta_k": [6, 5], "t_max": 25,
                "runs": 2, "chunk_runs": 2, "grid": GRID},
-    "colme": {"engine": "colme", "n_agents": 6, "t_max": 25, "runs": 2, "chunk_runs": 2, "grid": GRID,
+    "private_colme": {"engine": "private_colme", "n_agents": 6, "t_max": 25, "runs": 2, "chunk_runs": 2, "grid": GRID,
               "schedules": ["rr"], "mechanisms": ["pm1"], "weights": ["last"], "noises": ["laplace"]},
     "oracle": {"engine": "oracle", "n_agents": 6, "t_max": 25, "grid": GRID},
 }
@@ -73,7 +74,7 @@ SOURCES = {"zoom": {"src": BASES["ccolme"]}, "scaling": {"src": BASES["ccolme"]}
 #: Pairs of keys that a cross-key check relates (engine -> pairs): drawn together often.
 CROSS_KEYS = {
     "ccolme": [("eps", "theta_k"), ("degree", "n_agents")],
-    "colme": [("eps", "noises"), ("eps", "curves"), ("pm2_variance", "schedules")],
+    "private_colme": [("eps", "noises"), ("eps", "curves"), ("pm2_variance", "schedules")],
     "oracle": [("eps", "noises"), ("pm2_variance", "schedules")],
     "pricer_trust": [("p_server", "trusted")],
     "pricer_connectivity": [("n_nodes", "trusted")],
@@ -302,8 +303,8 @@ def test_pricer_zoom_and_scaling_configs_are_rejected_naming_their_key_or_planne
 
 @given(two_keys())
 @settings(max_examples=max(settings.default.max_examples // 3, 1))
-@example(("colme", ("eps", "noises"), (2.0, ["gaussian"]),
-          {"seed": 3, "figures": {"f": {**BASES["colme"], "eps": 2.0, "noises": ["gaussian"]}}}))
+@example(("private_colme", ("eps", "noises"), (2.0, ["gaussian"]),
+          {"seed": 3, "figures": {"f": {**BASES["private_colme"], "eps": 2.0, "noises": ["gaussian"]}}}))
 @example(("oracle", ("pm2_variance", "schedules"), ("as_printed", ["rr", "rrr"]),
           {"seed": 3, "figures": {"f": {**BASES["oracle"], "pm2_variance": "as_printed",
                                         "schedules": ["rr", "rrr"]}}}))
@@ -315,7 +316,7 @@ def test_two_conflicting_keys_are_rejected_naming_one_of_them_or_build(case):
 def test_non_finite_numbers_are_rejected_where_no_key_takes_them(value):
     """NaN passes JSON-schema bounds (every comparison is False): the validator refuses it."""
     for key, entry in (("sigma", {"population": {"sigma": value}}), ("delta", None)):
-        config = {"figures": {"f": dict(BASES["colme"])}}
+        config = {"figures": {"f": dict(BASES["private_colme"])}}
         if entry:
             config.update(entry)
         else:
@@ -342,7 +343,7 @@ def test_more_grid_points_than_times_record_every_time():
 def test_cross_key_conflicts_are_refused_naming_a_key():
     """The two-key strategy's explicit examples reach Private-ColME's cross-key checks."""
     with pytest.raises(ConfigError, match=r"figures\.f\.eps=2\.0: the Gaussian mechanism .* needs 0 < eps <= 1"):
-        validate_config({"figures": {"f": {**BASES["colme"], "eps": 2.0, "noises": ["gaussian"]}}}, SCHEMA)
+        validate_config({"figures": {"f": {**BASES["private_colme"], "eps": 2.0, "noises": ["gaussian"]}}}, SCHEMA)
     with pytest.raises(ConfigError, match=r"figures\.f\.pm2_variance=as_printed: .* remove 'rrr' from schedules"):
         validate_config({"figures": {"f": {**BASES["oracle"], "pm2_variance": "as_printed",
                                            "schedules": ["rr", "rrr"]}}}, SCHEMA)
@@ -353,7 +354,7 @@ def test_cross_key_conflicts_are_refused_naming_a_key():
     [
         ("figures:\n  fig1_r5:\n    eps: [.nan]\n    theta_k: [6]\n",
          "config key figures.fig1_r5.eps[0]: nan is not a number: no key accepts NaN"),
-        ("figures:\n  f:\n    engine: colme\n    eps: 2\n    noises: [gaussian]\n",
+        ("figures:\n  f:\n    engine: private_colme\n    eps: 2\n    noises: [gaussian]\n",
          "figures.f.eps=2: the Gaussian mechanism (seed 004 Lemma 1) needs 0 < eps <= 1"),
     ],
     ids=["schema", "cross-key"],
@@ -376,7 +377,7 @@ def test_snakemake_refuses_before_any_job_naming_the_key(tmp_path, config, messa
 SNAKEMAKE_EXAMPLES = 1 if os.environ.get("HYPOTHESIS_PROFILE", "ci") == "ci" else 5
 
 
-@pytest.mark.parametrize("base", ["ccolme", "colme", "pricer_trust", "zoom", "scaling"])
+@pytest.mark.parametrize("base", ["ccolme", "private_colme", "pricer_trust", "zoom", "scaling"])
 def test_accepted_configs_plan_with_a_real_snakemake_dry_run(tmp_path_factory, base):
     """A derandomized sample of the configs the properties above accept (one per base in
     CI: five engines, one or two keys set): `snakemake -n` plans them without error, with

@@ -7,8 +7,9 @@ import pytest
 from reference import reference_run
 
 from colme.ccolme.closed_forms import ALPHA_FACTOR, oracle_expected_mse, theorem1_coefficient
-from colme.ccolme.kernel import BLOCKS, Curve, PanelSpec, simulate_runs
+from colme.ccolme.kernel import BLOCKS, simulate_runs
 from colme.ccolme.rules import alpha_table
+from colme.ccolme.spec import Curve, PanelSpec
 from colme.graphs import file_sha256, random_regular_edges, valid_edges
 from colme.instances import make_family_instances
 from colme.populations import Population, component_sizes
@@ -218,7 +219,7 @@ def test_kernel_step_sizes_match_alpha_table(schedule, dtype):
 def test_diagnostics_match_the_literal_algorithm():
     """Type-I / type-II rates and the share of agents whose C_a changed, at every recorded
     t and for every rule, equal those counted on the literal transcription's chi^(t)."""
-    from colme.ccolme.kernel import DIAGNOSTICS
+    from colme.ccolme.spec import DIAGNOSTICS
 
     classes, edges = instance(16, 4, seed=3)
     record = np.array([1, 2, 5, 17, 40, 90, 150])

@@ -15,15 +15,9 @@ import numpy as np
 import pytest
 
 from colme._jit import _NoAliasDispatcher, call_kernel, jit_noalias, kernel_parameters, uses_noalias
-from colme.ccolme.kernel import (
-    Curve,
-    PanelSpec,
-    Workspace,
-    build_kernel,
-    compiled_kernel,
-    lane_groups,
-    simulate_runs,
-)
+from colme.ccolme.codegen import build_kernel, compiled_kernel
+from colme.ccolme.kernel import Workspace, lane_groups, simulate_runs
+from colme.ccolme.spec import Curve, PanelSpec
 from colme.graphs import random_regular_edges
 from colme.populations import Population
 from colme.seeding import run_generator

@@ -53,7 +53,8 @@ from pathlib import Path  # noqa: E402
 import yaml  # noqa: E402
 
 from colme import graphs  # noqa: E402
-from colme.config import ConfigError, resolve_figure, validate_config  # noqa: E402
+from colme.config import ConfigError, resolve_figure  # noqa: E402
+from colme.expansion import validate_config  # noqa: E402
 from colme.integrity import digest  # noqa: E402
 from colme.registry import ENGINES, stage_params  # noqa: E402
 from colme.stages import makers  # noqa: E402

@@ -6,7 +6,8 @@ import zipfile
 
 import pytest
 
-from colme.config import load_schema, resolve_figure, validate_config
+from colme.config import load_schema, resolve_figure
+from colme.expansion import validate_config
 from colme.integrity import (
     StaleResultError,
     differences,

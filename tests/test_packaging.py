@@ -3,10 +3,12 @@ software; the lock is the complete tested set; CI keeps pytest's summary line; t
 profile and README use options the plugin has; licence and citation metadata are valid."""
 
 import dataclasses
+import os
 import re
 import shlex
 import shutil
 import subprocess
+import sys
 import tomllib
 from importlib import metadata
 from pathlib import Path
@@ -228,3 +230,33 @@ def test_citation_cff():
     }
     readme = (ROOT / "README.md").read_text()
     assert "## How to cite" in readme and "CITATION.cff" in readme
+
+
+def test_a_non_editable_install_validates_every_shipped_config(tmp_path):
+    """`pip install .` (a wheel, not the source tree) carries every schema the package
+    reads: from outside the checkout, the installed colme validates config.yaml with each
+    experiment merged over it, and imports no module from src/."""
+    site = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site), str(ROOT)],
+        check=True, capture_output=True, text=True,
+    )
+    code = "\n".join([
+        "import sys, colme",
+        "from pathlib import Path",
+        "from colme.config import load_config",
+        "from colme.expansion import expand_config",
+        f"root = Path({str(ROOT)!r})",
+        f"assert Path(colme.__file__).is_relative_to({str(site)!r}), colme.__file__",
+        "for experiment in [None, *sorted((root / 'experiments').glob('*.yaml'))]:",
+        "    expansion = expand_config(load_config(root / 'config.yaml', experiment))",
+        "    print(experiment and experiment.name, len(expansion.settings))",
+        "assert not [m.__file__ for m in sys.modules.values()",
+        "            if getattr(m, '__file__', None) and str(root / 'src') in m.__file__]",
+    ])
+    result = subprocess.run(
+        [sys.executable, "-W", "error::FutureWarning", "-c", code], cwd=tmp_path, capture_output=True, text=True,
+        env={**os.environ, "PYTHONPATH": str(site)},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert len(result.stdout.splitlines()) == 1 + len(list((ROOT / "experiments").glob("*.yaml")))

@@ -11,14 +11,15 @@ import numpy as np
 import pytest
 import yaml
 
-from colme.config import ConfigError, load_schema, resolve_figure, validate_config
+from colme.config import ConfigError, load_schema, resolve_figure
+from colme.expansion import validate_config
 from colme.registry import ENGINES
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = load_schema()
 FIGURE = {"engine": "ccolme", "n_agents": 30, "degree": 4, "eps": [1, math.inf], "theta_k": [7, 6],
           "t_max": 50, "runs": 4, "chunk_runs": 2, "grid": {"linear": 5, "log": 3}}
-PRIVATE = {"engine": "colme", "n_agents": 30, "t_max": 50, "runs": 2, "chunk_runs": 2}
+PRIVATE = {"engine": "private_colme", "n_agents": 30, "t_max": 50, "runs": 2, "chunk_runs": 2}
 
 
 def config(population=None, figure_population=None, mixes=None, **top):
@@ -101,7 +102,7 @@ def test_private_colme_simulates_per_class_sigma_and_jitter_and_records_them():
     validated = validate_config({"seed": 1, "figures": {"p": {**PRIVATE, "t_max": 30, "runs": 3, "population": {
         "sigma": [0.3, 0.5, 0.4], "jitter": 0.02}}}}, SCHEMA)
     settings = resolve_figure(validated, "p")
-    engine = ENGINES["colme"]
+    engine = ENGINES["private_colme"]
     params = engine.numeric_params(settings)
     instance_params = engine.instance_params(settings)
     whole = engine.simulate(params, engine.instances(instance_params, "p", 0, 3), "p")["mse"]
@@ -120,7 +121,7 @@ def test_private_colme_simulates_a_shared_law_and_records_it():
     validated = validate_config({"seed": 1, "figures": {"p": {**PRIVATE, "t_max": 30, "population": {
         "law": {"kind": "beta", "a": 2, "b": 5}}}}}, SCHEMA)
     settings = resolve_figure(validated, "p")
-    engine = ENGINES["colme"]
+    engine = ENGINES["private_colme"]
     params = {**settings}
     made = engine.instances(engine.instance_params(settings), "p", 0, 2)
     result = engine.simulate(engine.numeric_params(params), made, "p")
@@ -134,9 +135,9 @@ def test_private_colme_runs_with_class_probabilities():
     validated = validate_config({"seed": 1, "figures": {"p": {**PRIVATE, "population": {
         "probabilities": [0.6, 0.2, 0.2]}}}}, SCHEMA)
     settings = resolve_figure(validated, "p")
-    params = ENGINES["colme"].instance_params(settings)
+    params = ENGINES["private_colme"].instance_params(settings)
     assert params["class_probabilities"] == [0.6, 0.2, 0.2]
-    made = ENGINES["colme"].instances({**params, "engine": "colme"}, "p", 0, 2)
+    made = ENGINES["private_colme"].instances({**params, "engine": "private_colme"}, "p", 0, 2)
     assert made["classes"].shape == (2, 30)
 
 

@@ -15,7 +15,8 @@ from reference import reference_run
 from scipy import special, stats
 
 from colme.ccolme.closed_forms import ALPHA_FACTOR, oracle_expected_mse, theorem1_coefficient
-from colme.ccolme.kernel import Curve, PanelSpec, share_counts, simulate_runs
+from colme.ccolme.kernel import simulate_runs
+from colme.ccolme.spec import Curve, PanelSpec, share_counts
 from colme.ccolme.tables import bound_table, theorem1_frames
 from colme.graphs import random_regular_edges
 from colme.instances import privacy_ranks, run_agent_means

@@ -11,7 +11,8 @@ import math
 import numpy as np
 import pytest
 
-from colme.ccolme.kernel import Curve, PanelSpec, simulate_runs
+from colme.ccolme.kernel import simulate_runs
+from colme.ccolme.spec import Curve, PanelSpec
 from colme.graphs import random_regular_edges
 from colme.populations import Population
 from colme.seeding import run_generator

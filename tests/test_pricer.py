@@ -510,7 +510,7 @@ def test_shipped_pricer_variants():
 
     import yaml
 
-    from colme.config import validate_config
+    from colme.expansion import validate_config
 
     shipped = yaml.safe_load((Path(__file__).resolve().parents[1] / "config.yaml").read_text())
     figures = validate_config(shipped)["figures"]

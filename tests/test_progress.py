@@ -4,10 +4,12 @@ import math
 
 import numpy as np
 
-from colme.ccolme.kernel import Curve, PanelSpec, simulate_runs
+from colme.ccolme.kernel import simulate_runs
+from colme.ccolme.spec import Curve, PanelSpec
 from colme.graphs import random_regular_edges
 from colme.populations import Population
-from colme.private_colme.kernel import ColmeCurve, ColmeSpec, simulate_colme_runs
+from colme.private_colme.kernel import simulate_colme_runs
+from colme.private_colme.spec import ColmeCurve, ColmeSpec
 from colme.progress import Progress, kernel_seconds, time_segments
 from colme.seeding import run_generator
 

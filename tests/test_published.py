@@ -14,7 +14,8 @@ import pytest
 import yaml
 
 from colme.claims import diagnosis_counts, evaluate, load_claims, read_inputs, to_markdown
-from colme.config import resolve_figure, validate_config
+from colme.config import resolve_figure
+from colme.expansion import validate_config
 from colme.provenance import canonical_json
 from colme.publish import published_figures
 from colme.registry import ENGINES, stage_params

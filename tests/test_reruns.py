@@ -27,7 +27,8 @@ import pytest
 import yaml
 
 from colme.aggregation import run_chunks
-from colme.config import _branch, load_schema, resolve_figure, validate_config
+from colme.config import _branch, load_schema, resolve_figure
+from colme.expansion import validate_config
 from colme.provenance import canonical_json
 from colme.registry import ENGINES, figure_caption, stage_params
 
@@ -48,7 +49,7 @@ FIGURE_KEYS = {
         "privacy_mixes": "simulate", "population": "simulate",  # a law: see POPULATION_EDITS
         "title": "figure",
     },
-    "colme": {
+    "private_colme": {
         "n_agents": "instances", "population": "instances",  # class probabilities
         "eps": "simulate", "delta": "simulate", "pm2_split": "simulate", "theta0": "simulate",
         "retest": "simulate", "oracle": "simulate", "bayes_prior": "simulate", "t_max": "simulate",
@@ -74,23 +75,23 @@ FIGURE_KEYS = {
 
 #: Top-level keys: the earliest stage per engine ("pricer_random": trust/connectivity kinds).
 TOP_KEYS = {
-    "seed": {"ccolme": "instances", "colme": "instances", "oracle": None, "zoom": None, "scaling": None,
+    "seed": {"ccolme": "instances", "private_colme": "instances", "oracle": None, "zoom": None, "scaling": None,
              "pricer": "table", "pricer_feasible_set": None},
-    "precision": {"ccolme": "simulate", "colme": None, "oracle": None, "zoom": None, "scaling": None, "pricer": None},
-    "population.sigma": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
+    "precision": {"ccolme": "simulate", "private_colme": None, "oracle": None, "zoom": None, "scaling": None, "pricer": None},
+    "population.sigma": {"ccolme": "simulate", "private_colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
                          "pricer": None},
-    "population.means": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
+    "population.means": {"ccolme": "simulate", "private_colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
                          "pricer": None},
-    "population.means+": {"ccolme": "instances", "colme": "instances", "oracle": "table", "zoom": None, "scaling": None,
+    "population.means+": {"ccolme": "instances", "private_colme": "instances", "oracle": "table", "zoom": None, "scaling": None,
                           "pricer": None},
-    "t_max": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
+    "t_max": {"ccolme": "simulate", "private_colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
               "pricer": None},
-    "grid_linear": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
+    "grid_linear": {"ccolme": "simulate", "private_colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
                     "pricer": None},
-    "grid_log": {"ccolme": "simulate", "colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
+    "grid_log": {"ccolme": "simulate", "private_colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
                  "pricer": None},
     # which figures the default target builds: no job's params
-    "targets": {"ccolme": None, "colme": None, "oracle": None, "zoom": None, "scaling": None, "pricer": None},
+    "targets": {"ccolme": None, "private_colme": None, "oracle": None, "zoom": None, "scaling": None, "pricer": None},
 }
 
 
@@ -308,7 +309,7 @@ def test_top_level_key_reruns_exactly_its_stages(key):
 def test_every_schema_leaf_key_is_covered():
     """A new key in the schema must be added to the expectations above."""
     covered = {(VALIDATED[f]["engine"], k) for f, k, _, _ in CASES}
-    for engine, definition in (("ccolme", "ccolme_figure"), ("colme", "colme_figure"),
+    for engine, definition in (("ccolme", "ccolme_figure"), ("private_colme", "private_colme_figure"),
                                ("oracle", "oracle_figure"), ("zoom", "zoom_figure"),
                                ("scaling", "scaling_figure"), ("sweep", "sweep_figure")):
         keys = set(SCHEMA["$defs"][definition]["properties"]) - {"engine", "runs", "chunk_runs", "grid"}
@@ -347,7 +348,7 @@ def test_more_runs_only_add_chunks_and_change_no_chunk_params():
     more = job_params({**SHIPPED, "runs": 9, "chunk_runs": 2})
     fewer = job_params(runs)
     new = {k for k in more if k[1] == "simulate" and fewer.get(k) != more[k]}
-    n_simulated = sum(1 for s in VALIDATED.values() if s["engine"] in ("ccolme", "colme"))
+    n_simulated = sum(1 for s in VALIDATED.values() if s["engine"] in ("ccolme", "private_colme"))
     # [6, 7) becomes [6, 8) and [8, 9) is new: two chunks per simulated figure
     assert len(new) == 2 * n_simulated
 
@@ -482,7 +483,7 @@ POPULATION_EDITS = {
 POPULATION_FIGURES = {
     "ccolme": {"n_agents": 36, "degree": 4, "eps": [1], "theta_k": [6], "t_max": 50, "runs": 4, "chunk_runs": 2,
                "grid": {"linear": 5, "log": 3}},
-    "colme": {"engine": "colme", "n_agents": 36, "t_max": 50, "runs": 4, "chunk_runs": 2,
+    "private_colme": {"engine": "private_colme", "n_agents": 36, "t_max": 50, "runs": 4, "chunk_runs": 2,
               "grid": {"linear": 5, "log": 3}},
 }
 

@@ -8,9 +8,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from colme.config import ConfigError, resolve_figure, validate_config
+from colme.config import ConfigError, resolve_figure
+from colme.derived.scaling import TIMING_COLUMNS, timing_row
+from colme.expansion import validate_config
 from colme.registry import ENGINES
-from colme.scaling import TIMING_COLUMNS, timing_row
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -10,11 +10,11 @@ import pytest
 import yaml
 
 from colme.claims import load_claims
-from colme.config import load_schema, option_values, resolve_figure, validate_config
+from colme.config import load_schema, option_values, resolve_figure
+from colme.expansion import BASELINE, Variant, expand_config, validate_config
 from colme.registry import ENGINES, stage_params
-from colme.sensitivity import BASELINE, Variant, sensitivity_variants, to_markdown, verdict_changes
+from colme.sensitivity import to_markdown, verdict_changes
 from colme.stages import owner
-from colme.sweeps import sweep_points
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = yaml.safe_load((ROOT / "config.yaml").read_text())
@@ -22,7 +22,8 @@ SCHEMA = load_schema()
 CONFIG = validate_config(SHIPPED, SCHEMA)
 CLAIMED = {claim["figure"] for claim in load_claims(ROOT / "workflow/claims.yaml")}
 DERIVED = {name for name, entry in SHIPPED["figures"].items() if "derived_from" in entry}
-SETTINGS, VARIANTS, SKIPPED = sensitivity_variants(CONFIG, SCHEMA, CLAIMED, DERIVED)
+EXPANDED = expand_config(SHIPPED, SCHEMA, claimed=CLAIMED)
+SETTINGS, VARIANTS, SKIPPED = EXPANDED.variant_settings, EXPANDED.variants, EXPANDED.skipped
 
 
 def test_every_option_is_an_enum_of_its_engine_schema():
@@ -139,7 +140,8 @@ def test_variant_noise_within_the_monte_carlo_error_gives_no_change():
 def test_sensitivity_runs_shape_the_variants_only():
     smaller = copy.deepcopy(SHIPPED)
     smaller["sensitivity"] = {"runs": {"default": 20, "paper": 40}}
-    settings, variants, _ = sensitivity_variants(validate_config(smaller, SCHEMA), SCHEMA, CLAIMED, DERIVED)
+    smaller_expansion = expand_config(smaller, SCHEMA, claimed=CLAIMED)
+    settings, variants = smaller_expansion.variant_settings, smaller_expansion.variants
     flips = {v.name for v in variants if v.option != BASELINE}
     assert flips == {v.name for v in VARIANTS if v.option != BASELINE}
     assert "fig4_laplace__baseline" in {v.name for v in variants} - {v.name for v in VARIANTS}  # 100 > 20 runs
@@ -163,7 +165,7 @@ def test_sensitivity_is_a_separate_target(tmp_path):
     shipped = (ROOT / "config.yaml").read_text()
     everything = planned_jobs(tmp_path, shipped)
     assert "sensitivity" not in everything
-    points = sweep_points(CONFIG, SCHEMA)  # each sweep point has its table (colme.sweeps)
+    points = EXPANDED.sweep_figures  # each sweep point has its table (colme.derived.sweeps)
     assert everything["table"] == len(CONFIG["figures"]) + len(points)
     report = planned_jobs(tmp_path, shipped, "results/sensitivity.md")
     claim_figures = {f for f in CLAIMED if f in CONFIG["figures"]}

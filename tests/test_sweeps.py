@@ -19,22 +19,27 @@ from workflow_helpers import ROOT, snakemake
 
 from colme.ccolme.closed_forms import ALPHA_FACTOR, corollary1_terms, theorem1_coefficient
 from colme.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, sweep_agreement, sweep_sign
-from colme.config import ConfigError, load_schema, resolve_figure, validate_config
-from colme.privacy import laplace_sigma_dp
-from colme.registry import ENGINES, stage_params
-from colme.stages import makers
-from colme.sweeps import (
+from colme.config import ConfigError, load_schema, resolve_figure
+from colme.derived.sweeps import (
     crossing,
     curve_label,
     point_name,
     points,
     summarise,
     sweep_figures,
-    sweep_points,
     value_token,
 )
+from colme.expansion import expand_config, validate_config
+from colme.privacy import laplace_sigma_dp
+from colme.registry import ENGINES, stage_params
+from colme.stages import makers
 
 SCHEMA = load_schema()
+
+
+def sweep_figures_of(config, schema):
+    """The simulated figures the sweeps of ``config`` build, by name (the expansion stage)."""
+    return expand_config(config, schema).sweep_figures
 SHIPPED = yaml.safe_load((ROOT / "config.yaml").read_text())
 
 BASE = {
@@ -71,7 +76,7 @@ def test_points_are_the_product_of_the_axes_with_their_companions():
 
 def test_point_settings_are_the_base_with_the_values_and_its_streams():
     config = validate_config(config_with(set={"runs": 4}), SCHEMA)
-    settings = sweep_points(config, SCHEMA)
+    settings = sweep_figures_of(config, SCHEMA)
     assert sorted(settings) == ["sw__eps1", "sw__eps4", "sw__epsinf"]
     point = settings["sw__eps4"]
     base = resolve_figure(config, "base_fig")
@@ -82,7 +87,7 @@ def test_point_settings_are_the_base_with_the_values_and_its_streams():
     # eps points on the base's graph share its instance files (same maker, same path)
     assert makers("sw__eps4", point, 0, 3)["instances"] == makers("base_fig", base, 0, 3)["instances"]
     # a global key reaches the points through the top level
-    sigma = sweep_points(validate_config(config_with(
+    sigma = sweep_figures_of(validate_config(config_with(
         axes=[{"key": "population.sigma", "values": [0.3, 0.6]}]), SCHEMA), SCHEMA)
     assert [s["population"]["sigma"] for s in sigma.values()] == [0.3, 0.6]
 
@@ -181,7 +186,7 @@ def test_sweep_agreement_reads_the_three_verdicts():
 
 def test_shipped_sweeps_are_points_of_their_base():
     config = validate_config(SHIPPED, SCHEMA)
-    settings = sweep_points(config, SCHEMA)
+    settings = sweep_figures_of(config, SCHEMA)
     pu = settings["privacy_utility_r5__eps_lanes"]  # the eps axis as lanes of one figure
     assert pu["eps"] == [0.25, 0.5, 1, 2, 4, 8, 16, math.inf] and pu["theta_k"] == [8, 8, 8, 7, 7, 7, 7, 7]
     assert pu["stream"] == "fig1_r5" and pu["degree"] == 5 and pu["t_max"] == 30000
@@ -197,7 +202,7 @@ def test_eps_point_simulates_the_base_lanes_bit_for_bit():
     curves are the base figure's curves at that eps, bit for bit."""
     config = validate_config(config_with(set={"runs": 3}), SCHEMA)
     base = resolve_figure(config, "base_fig")
-    point = sweep_points(config, SCHEMA)["sw__epsinf"]
+    point = sweep_figures_of(config, SCHEMA)["sw__epsinf"]
     engine = ENGINES["ccolme"]
     instances = engine.instances(stage_params(base, "instances", 0, 3), "base_fig", 0, 3)
     assert stage_params(point, "instances", 0, 3) == stage_params(base, "instances", 0, 3)
@@ -334,4 +339,4 @@ def test_documented_experiment_examples_are_valid_configs():
         config["figures"].update(yaml.safe_load(block)["figures"])
         validated = validate_config(config, SCHEMA)
         assert set(yaml.safe_load(block)["figures"]) <= set(validated["figures"])
-        sweep_points(validated, SCHEMA)
+        sweep_figures_of(validated, SCHEMA)

@@ -145,7 +145,8 @@ def test_schvar2_variants_change_only_the_schvar2_curves():
     """welch_dof and schvar2_first_interval act on Sch-Var-2 only: the known-variance and
     Sch-Var-1 curves stay bit for bit, the Sch-Var-2 ones move."""
     from colme.populations import Population
-    from colme.private_colme.kernel import ColmeCurve, ColmeSpec, simulate_colme_runs
+    from colme.private_colme.kernel import simulate_colme_runs
+    from colme.private_colme.spec import ColmeCurve, ColmeSpec
     from colme.seeding import run_generator
 
     curves = tuple(ColmeCurve(variance=v) for v in ("known", "schvar1", "schvar2", "schvar2_bayes"))

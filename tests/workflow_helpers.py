@@ -32,7 +32,7 @@ figures:
     chunk_runs: 5
     grid: {linear: 15, log: 5}
   tiny_c:
-    engine: colme
+    engine: private_colme
     n_agents: 9
     schedules: [rr, rrr]
     mechanisms: [pm1, pm2]
@@ -43,7 +43,7 @@ figures:
     chunk_runs: 3
     grid: {linear: 12, log: 6}
   tiny_e:
-    engine: colme
+    engine: private_colme
     n_agents: 10
     curves:
       - {variance: known}

@@ -104,6 +104,7 @@ def uses_noalias(dispatcher) -> bool:
 def prefetch(typingctx, array, index):
     """``llvm.prefetch`` (read, keep in all cache levels) of ``array[index]``: no load, no
     fault, so an index past the array's end is harmless."""
+    # lazy: Numba's code generators, only when the intrinsic is compiled
     from llvmlite import ir
     from numba.core import cgutils
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Iterable
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -30,11 +29,6 @@ def run_chunks(runs: int, chunk_runs: int) -> list[tuple[int, int]]:
     every full chunk and only adds new ones.
     """
     return [(start, min(start + chunk_runs, runs)) for start in range(0, runs, chunk_runs)]
-
-
-def load_npz(path: str | Path) -> dict[str, np.ndarray]:
-    with np.load(path, allow_pickle=False) as data:
-        return {key: data[key] for key in data.files}
 
 
 def concatenate_runs(parts: list[dict], key: str) -> np.ndarray:

@@ -1,11 +1,13 @@
 """Configuration: validation (JSON schema with defaults, then cross-key checks) and resolution.
 
-All validation lives here.  The schema (``workflow/schemas/config.schema.yaml``, the
-global keys, composed with each registered engine's own definitions by ``load_schema``)
+The schema (``colme/schema.yaml``, the global keys, composed with each registered
+engine's own definitions by ``load_schema``; the package carries every file of it)
 checks every key's type and allowed values and supplies every default; ``check_config``
 adds only what a schema cannot express (checks across keys, each engine's ``check``).
 Errors name the offending key (as a dotted path) and the allowed values or keys, so a
-typo stops the workflow before any job runs.
+typo stops the workflow before any job runs.  ``validate_written`` checks figures written
+out in full; ``colme.expansion`` writes out the figures a configuration generates
+(``derived_from``, sweep points, sensitivity variants) and validates each through it.
 
 ``resolve_figure`` turns a validated config into one figure's flat settings: the preset
 resolved, command-line overrides applied and the global keys the engines read (seed,
@@ -23,13 +25,14 @@ import yaml
 
 from .errors import ConfigError
 from .populations import canonical_population
-from .registry import ENGINES
+from .registry import ENGINES, canonical_engine
 
 __all__ = [
-    "ConfigError", "figure_defaults", "load_config", "load_schema", "per_preset", "resolve_figure", "validate_config",
+    "ConfigError", "figure_defaults", "load_config", "load_schema", "per_preset", "resolve_figure", "update_config",
+    "validate_written",
 ]
 
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+SCHEMA_PATH = Path(__file__).with_name("schema.yaml")
 
 
 def _finite_type(validator, types, instance, schema):
@@ -171,43 +174,16 @@ def update_config(config: dict, overrides: dict) -> dict:
     return _deep_merge(config, overrides)
 
 
-def expand_derived(figures: dict) -> dict:
-    """Figures declared as ``derived_from: <figure>`` plus overrides, written out in full.
-
-    A derived figure (an ablation, a variant) is its base figure's entry as written in the
-    config, with the derived entry's keys merged over it (nested mappings key by key);
-    chains are allowed, cycles and unknown bases are errors naming the key.
-    """
-
-    def resolve(name: str, chain: tuple[str, ...]) -> dict:
-        entry = figures[name]
-        if not isinstance(entry, dict) or "derived_from" not in entry:
-            return copy.deepcopy(entry)
-        base = entry["derived_from"]
-        if base not in figures:
-            raise ConfigError(
-                f"config key figures.{name}.derived_from: {base!r} is not a configured figure; "
-                f"configured: {sorted(figures)}"
-            )
-        if base in chain:
-            raise ConfigError(
-                f"config key figures.{chain[0]}.derived_from: cycle {' -> '.join((*chain, base))}"
-            )
-        overrides = {key: value for key, value in entry.items() if key != "derived_from"}
-        return _deep_merge(resolve(base, (*chain, base)), overrides)
-
-    return {name: resolve(name, (name,)) for name in figures}
-
-
-def validate_config(config: dict, schema: dict | None = None) -> dict:
-    """Validated copy of ``config`` with defaults filled in; raises ``ConfigError``.
-
-    Derived figures are expanded first, so each is validated in full like any other.
-    """
+def validate_written(config: dict, schema: dict | None = None) -> dict:
+    """Validated copy of ``config``, whose figures are written out in full (no
+    ``derived_from``: ``colme.expansion.validate_config`` takes a config as written), with
+    defaults filled in; raises ``ConfigError``.  An old engine name is replaced by its
+    current one (``colme.registry.ALIASES``), with a warning."""
     schema = load_schema() if schema is None else schema
     config = copy.deepcopy(dict(config))
-    if isinstance(config.get("figures"), dict):
-        config["figures"] = expand_derived(config["figures"])
+    for name, entry in (config.get("figures") or {}).items():
+        if isinstance(entry, dict) and isinstance(entry.get("engine"), str):
+            entry["engine"] = canonical_engine(entry["engine"], f"figures.{name}.engine")
     validator = Validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path))
     if errors:
@@ -221,7 +197,7 @@ def figure_defaults(engine: str, schema: dict | None = None, **settings) -> dict
     """One figure's settings completed with the schema's defaults (for tests and notebooks)."""
     schema = load_schema() if schema is None else schema
     config = ENGINES[engine].standalone_config({"engine": engine, **copy.deepcopy(settings)})
-    return validate_config(config, schema)["figures"]["figure"]
+    return validate_written(config, schema)["figures"]["figure"]
 
 
 def option_values(schema: dict, entry: dict, option: str) -> tuple:

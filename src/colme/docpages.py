@@ -22,7 +22,8 @@ from pathlib import Path
 import pandas as pd
 
 from .claims import load_claims
-from .config import ConfigError, load_config, resolve_figure, validate_config
+from .config import ConfigError, load_config, resolve_figure
+from .expansion import validate_config
 from .registry import ENGINES
 
 # --- configuration reference ----------------------------------------------------------------
@@ -158,7 +159,7 @@ def config_reference(schema: dict) -> str:
     lines = [
         "# Configuration reference",
         "",
-        "Generated from the schema at every build of this site (`workflow/schemas/config.schema.yaml`",
+        "Generated from the schema at every build of this site (`colme/schema.yaml`, the global keys,",
         "composed with each engine's `schema.yaml` by `colme.config.load_schema`), so it cannot drift",
         "from what the workflow validates. " + _cell(schema.get("description", "")),
         "",

@@ -18,6 +18,8 @@ everything the core would otherwise have to guess from its name:
 * the choices made where its paper is silent (``interpretations``), the options behind
   them (``interpretation_options``) and a runtime estimate for cluster jobs.
 
+Hooks marked ``@required`` have no default: an engine that leaves one out is refused when
+it is registered (``colme.registry``), naming the engine and the hook, not inside a job.
 Nothing here knows Snakemake or any paper: the rules pass plain dictionaries in and get
 tables out.  ``docs/adding_an_engine.md`` walks through adding one.
 """
@@ -126,6 +128,32 @@ def check_names_figure(key: str, name: str, figures: dict, accepts, what: str) -
         )
 
 
+def required(method=None, *, unless: str | None = None):
+    """Mark a hook every engine must define (``unless`` it overrides that other hook: an
+    engine with its own ``draw`` needs no ``panel_style``); ``missing_hooks`` finds them."""
+
+    def mark(function):
+        function.required_unless = unless or ""
+        return function
+
+    return mark(method) if method is not None else mark
+
+
+def missing_hooks(engine: Engine) -> list[str]:
+    """The ``@required`` hooks ``engine``'s class leaves undefined, in definition order."""
+    cls = type(engine)
+    missing = []
+    for name in dir(cls):
+        hook = getattr(cls, name)
+        unless = getattr(hook, "required_unless", None)
+        if unless is None:
+            continue
+        overridden = unless and any(unless in vars(base) for base in cls.__mro__ if base not in _BASES)
+        if not overridden:
+            missing.append(name)
+    return missing
+
+
 def wall_minutes(seconds: float) -> int:
     """Wall-time request: twice the conservative estimate plus 2 minutes."""
     return math.ceil(2 * seconds / 60) + 2
@@ -171,6 +199,22 @@ class Engine:
         """Checks across keys that the schema cannot express; raise ``ConfigError`` naming
         the key (``where`` is the figure's dotted path)."""
 
+    def generated_figures(self, settings: dict, name: str, config: dict, base: dict | None) -> list[dict]:
+        """The figures this one is made of that the configuration does not name (a sweep's
+        points), each ``{"name", "config"}`` (a whole configuration holding it as its only
+        figure, validated by the expansion stage, ``colme.expansion``) plus what
+        ``check_generated`` reads; ``config`` is the validated configuration and ``base``
+        the resolved settings of the figure named by ``base_figure`` (None without one)."""
+        return []
+
+    def base_figure(self, settings: dict) -> str | None:
+        """The configured figure whose settings ``generated_figures`` starts from, if any."""
+        return None
+
+    def check_generated(self, settings: dict, where: str, generated: dict, resolved: dict) -> None:
+        """Checks of one generated figure's resolved (validated) ``resolved`` settings that
+        concern this figure's keys; may add to ``resolved`` (e.g. whose streams it draws)."""
+
     def source(self, settings: dict) -> str | None:
         """The figure this one views (its tables are made from that figure's), if any."""
         return None
@@ -190,6 +234,8 @@ class Engine:
         raise NotImplementedError(f"engine {self.name!r} has no instances")
 
     def spec(self, params: dict):
+        """The engine's own description of a figure's panel (a simulated engine's curves,
+        times and population, passed to ``run_kernel`` and ``curve_fields``)."""
         return None
 
     def table_inputs(self, figure: str, settings: dict, chunk_paths) -> dict:
@@ -197,6 +243,7 @@ class Engine:
         figure's chunk files of ``kind`` (``chunks`` or ``instances``)."""
         return {}
 
+    @required
     def tables(self, figure: str, params: dict, inputs: dict) -> FigureTables:
         """The tables of one figure (``FigureTables``)."""
         raise NotImplementedError
@@ -214,23 +261,25 @@ class Engine:
 
     # --- drawing --------------------------------------------------------------------------
 
+    @required
     def subtitle(self, meta: dict) -> str:
         """Second line of the figure's title: runs, seed and the settings that matter most."""
         raise NotImplementedError
 
+    @required(unless="draw")
     def panel_style(self, table: pd.DataFrame):
         """``colme.plotting.PanelStyle`` of an MSE-vs-t table: which rows are the curves,
         their colours and line styles, the legend handles and any faint bands."""
         raise NotImplementedError
 
     def draw(self, table: pd.DataFrame, meta: dict, title: str, pdf, png) -> None:
-        from .plotting import plot_mse_panel
+        from .plotting import plot_mse_panel  # lazy: matplotlib, only where a figure is drawn
 
         plot_mse_panel(table, self.panel_style(table), title, meta, pdf, png)
 
     def draw_diagnostics(self, diagnostics: pd.DataFrame, meta: dict, title: str, pdf, png) -> None:
         """The diagnostics table against t (engines with ``diagnostics``)."""
-        from .plotting import plot_diagnostics
+        from .plotting import plot_diagnostics  # lazy: matplotlib, only where a figure is drawn
 
         plot_diagnostics(diagnostics, title, meta, pdf, png, self.diagnostics_line_styles(diagnostics))
 
@@ -270,6 +319,12 @@ class SimulatedEngine(Engine):
             "n_classes": len(settings["population"]["means"]),
             **{f"class_{key}": value for key, value in assignment.items()},
         }
+
+    @required
+    def spec(self, params: dict):
+        """The figure's panel: its curves (``.curves``, each with a ``.name``), recorded times
+        (``.t_record``) and population (``.population``), as ``run_kernel`` takes it."""
+        raise NotImplementedError
 
     def instances(self, params: dict, figure: str, start: int, stop: int) -> dict:
         degree = params["degree"] if "degree" in self.graph_keys else None
@@ -317,11 +372,13 @@ class SimulatedEngine(Engine):
             "seconds": np.array(kernel_seconds(progress)),
         }
 
+    @required
     def run_kernel(self, spec, params, instances, generators, diagnostics, progress) -> np.ndarray:
         """The engine's compiled simulation: MSE (runs, curves, t), ``diagnostics`` filled;
         a long one reports to ``progress`` (``colme.progress``: t, percent, ETA in the log)."""
         raise NotImplementedError
 
+    @required
     def curve_fields(self, spec, curve) -> dict:
         """The table columns describing a simulated curve beyond its name (rule, eps, ...)."""
         raise NotImplementedError
@@ -368,3 +425,7 @@ class SimulatedEngine(Engine):
     def details(self, settings: dict) -> str:
         """The settings that matter most, for the subtitle."""
         return ""
+
+
+#: The interface's own classes, whose hooks are placeholders (``missing_hooks``).
+_BASES = (Engine, SimulatedEngine, object)

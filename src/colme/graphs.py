@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numba
 import numpy as np
+from scipy.spatial import cKDTree
 
 
 def random_regular_edges(degree: int, n_agents: int, rng: np.random.Generator) -> np.ndarray:
@@ -290,8 +291,6 @@ def complete_edges(n_agents: int) -> np.ndarray:
 def random_geometric_edges(n_agents: int, radius: float, rng: np.random.Generator) -> np.ndarray:
     """M points uniform in the unit square (``rng.random((M, 2))``), joined when at
     Euclidean distance <= ``radius`` (no wrap-around; a k-d tree's pair query)."""
-    from scipy.spatial import cKDTree
-
     points = rng.random((n_agents, 2))
     pairs = cKDTree(points).query_pairs(float(radius), output_type="ndarray")
     return canonical_edges(pairs)

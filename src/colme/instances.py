@@ -83,7 +83,7 @@ def run_agent_means(population, classes: np.ndarray, figure: str, runs, root_see
 def privacy_ranks(n_agents: int, figure: str, runs, root_seed: int) -> np.ndarray:
     """Each run's uniformly random permutation of the agents (R, M), from the run's
     privacy stream: rank r_a assigns agent a its privacy level in every mix of the figure
-    (``colme.ccolme.kernel.Curve.agent_levels``)."""
+    (``colme.ccolme.spec.Curve.agent_levels``)."""
     return np.stack([
         run_generator(root_seed, figure, int(run), "privacy").permutation(n_agents) for run in runs
     ])

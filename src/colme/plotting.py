@@ -11,8 +11,10 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.colors import TwoSlopeNorm
 
 from .provenance import atomic_savefig
 
@@ -201,9 +203,6 @@ def draw_heatmaps(table: pd.DataFrame, keys: list, meta: dict, margins: list, ti
     error does not resolve (|ratio - 1| <= 2 se); the zero contours of each closed-form
     curve's log ratio (e.g. Theorem 1) and of the engine's margins (e.g. Corollary 1) are
     the predicted boundaries."""
-    import numpy as np
-    from matplotlib.colors import TwoSlopeNorm
-
     sns.set_theme(style="white", context="paper")
     xs, ys = sorted(table[keys[0]].unique()), sorted(table[keys[1]].unique())
     _, xlabels, _ = axis_positions(xs)

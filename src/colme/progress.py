@@ -9,8 +9,10 @@ the job started or since its last line, and sizes the next segment so that it la
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 
 def _duration(seconds: float) -> str:
@@ -85,3 +87,9 @@ def time_segments(t_max: int, progress: Progress | None = None, where: str = "")
         yield t, last
         progress.advance(last - t + 1, f"{where}, t = {last}/{t_max}")
         t = last + 1
+
+
+def log_to(path: str | Path) -> None:
+    """Send this process's output (stdout and stderr, progress lines included) to a job's
+    log file, line-buffered, for the rest of the process (a workflow script's first line)."""
+    sys.stdout = sys.stderr = open(path, "w", buffering=1)  # noqa: SIM115 - open until the process ends

@@ -32,7 +32,8 @@ from pathlib import Path
 import pandas as pd
 
 from .claims import INDEPENDENT, diagnosis_counts, model_dependent
-from .config import load_config, resolve_figure, validate_config
+from .config import load_config, resolve_figure
+from .expansion import validate_config
 from .provenance import atomic_write_text, canonical_json, host_cpu, vector_isa
 from .registry import ENGINES
 

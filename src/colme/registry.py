@@ -3,32 +3,96 @@ defines an ``Engine`` subclass (``colme.engines``) and one line here
 (``docs/adding_an_engine.md``).  The first engine is the default of a figure entry that
 names none.
 
+The figures made from other figures (``colme.derived``: zoom, scaling, sweep) are handed
+this registry when they are made, to find the engines of the figures they read; they
+never import it.  Registering checks the engine contract: an engine without one of its
+required hooks is refused here, at import, naming the engine and the hook.
+
 Also here: what the core asks of a figure through its engine (stage params, caption).
 """
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Iterator, MutableMapping
+
 from .ccolme.engine import ConsensusEngine
-from .engines import Engine
+from .derived.scaling import ScalingEngine
+from .derived.sweeps import SweepEngine
+from .derived.zoom import ZoomEngine
+from .engines import Engine, missing_hooks
 from .pricer.engine import PricerEngine
 from .private_colme.engine import OracleEngine, PrivateColmeEngine
 from .provenance import format_caption
-from .scaling import ScalingEngine
-from .sweeps import SweepEngine
-from .zoom import ZoomEngine
 
-ENGINES: dict[str, Engine] = {
-    engine.name: engine
-    for engine in (
-        ConsensusEngine(),  # seed 002, Private-C-ColME (default)
-        PrivateColmeEngine(),  # seed 004, Private-ColME, simulated
-        OracleEngine(),  # seed 004, Proposition 3 / Remark 3, exact
-        ZoomEngine(),  # a view of another figure's table
-        PricerEngine(),  # seed 003, PriCER
-        ScalingEngine(),  # simulated figures side by side, and their time per step against M
-        SweepEngine(),  # a figure over one or two parameters, each point a simulated figure
-    )
-}
+#: Engine names kept for old configs: old name -> current name.
+ALIASES = {"colme": PrivateColmeEngine.name}
+
+
+class EngineContractError(TypeError):
+    """An engine that does not answer the interface it is registered under."""
+
+
+class Registry(MutableMapping):
+    """Engines by name, in registration order; setting one checks its contract."""
+
+    def __init__(self) -> None:
+        self._engines: dict[str, Engine] = {}
+
+    def __getitem__(self, name: str) -> Engine:
+        return self._engines[name]
+
+    def __setitem__(self, name: str, engine: Engine) -> None:
+        if name != engine.name:
+            raise EngineContractError(f"engine {engine.name!r} registered under another name, {name!r}")
+        missing = missing_hooks(engine)
+        if missing:
+            raise EngineContractError(
+                f"engine {name!r} ({type(engine).__module__}.{type(engine).__qualname__}) does not define the "
+                f"required hook(s) {missing}; see colme.engines and docs/adding_an_engine.md"
+            )
+        if not engine.figure_schema:
+            raise EngineContractError(f"engine {name!r} names no figure_schema (its figures' schema definition)")
+        self._engines[name] = engine
+
+    def __delitem__(self, name: str) -> None:
+        del self._engines[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._engines)
+
+    def __len__(self) -> int:
+        return len(self._engines)
+
+    def register(self, engine: Engine) -> Engine:
+        self[engine.name] = engine
+        return engine
+
+
+ENGINES = Registry()
+for _engine in (
+    ConsensusEngine(),  # Private-C-ColME (default)
+    PrivateColmeEngine(),  # Private-ColME, simulated
+    OracleEngine(),  # Private-ColME's Proposition 3 / Remark 3, exact
+    ZoomEngine(ENGINES),  # a view of another figure's table
+    PricerEngine(),  # PriCER
+    ScalingEngine(ENGINES),  # simulated figures side by side, and their time per step against M
+    SweepEngine(ENGINES),  # a figure over one or two parameters, each point a simulated figure
+):
+    ENGINES.register(_engine)
+
+
+def canonical_engine(name: str, where: str) -> str:
+    """The current name of engine ``name`` (an old alias is accepted, with a warning
+    naming the key ``where``)."""
+    if name in ALIASES:
+        warnings.warn(
+            f"config key {where}: engine {name!r} is the old name of {ALIASES[name]!r}; write engine: {ALIASES[name]}",
+            FutureWarning,
+            stacklevel=3,
+        )
+        return ALIASES[name]
+    return name
 
 
 def engine_of(settings: dict) -> Engine:

@@ -1,14 +1,9 @@
 """Which claims change verdict when an interpretation option flips (``results/sensitivity.md``).
 
-Every configured figure that carries claims (and is not itself derived: ablations carry
-none) has its engine's interpretation options (``Engine.interpretation_options``: the
-choices where its paper is silent or inconsistent).  For each option and each other value
-the schema allows, a *variant* figure is the figure with that one option flipped.  A
-simulated variant runs ``sensitivity.runs`` runs (at most the figure's own) and draws the
-figure's own instances and data streams (``stream``), so that it and the *baseline* (the
-figure at the same run count, also a variant when that count is below the figure's) are
-paired run by run: a verdict that changes does so because of the option, not because of
-other random numbers.  A view's variants (a zoom figure's) view its source's variants.
+The *variant* figures (each claim-bearing figure with one interpretation option flipped,
+and its *baseline*: the figure at the variants' run count, on the same instances and data
+streams) are made by the expansion stage (``colme.expansion``), so that a verdict that
+changes does so because of the option, not because of other random numbers.
 
 The claims of ``workflow/claims.yaml`` are then evaluated on the baseline and on each
 variant with their own criteria (diagnoses left out); cross-figure claims read the other
@@ -17,105 +12,13 @@ figure's full table.  Nothing here changes a claim's criterion or its reported v
 
 from __future__ import annotations
 
-import copy
-import re
-from dataclasses import dataclass
-
 import pandas as pd
 
 from .claims import evaluate
-from .config import ConfigError, option_values, per_preset, resolve_figure, validate_config
-from .registry import ENGINES
+from .expansion import BASELINE, Variant
 
-#: The option name of the baseline variant (the figure itself at the sensitivity run count).
-BASELINE = "baseline"
 COLUMNS = ["figure", "option", "value", "default", "id", "baseline verdict", "variant verdict",
            "changed", "baseline measured", "variant measured"]
-
-
-@dataclass(frozen=True)
-class Variant:
-    """One variant figure: ``figure`` with ``option`` set to ``value`` (or the baseline)."""
-
-    name: str
-    figure: str
-    option: str
-    value: object
-    default: object = None
-
-
-def _token(value) -> str:
-    text = "inf" if value == float("inf") else str(value).lower()
-    return re.sub(r"[^A-Za-z0-9_]", "", text)
-
-
-def variant_name(figure: str, option: str, value=None) -> str:
-    """``<figure>__baseline`` or ``<figure>__<option>__<value>`` (a valid figure name)."""
-    return f"{figure}__{BASELINE}" if option == BASELINE else f"{figure}__{option}__{_token(value)}"
-
-
-def sensitivity_variants(
-    config: dict, schema: dict, claimed: set[str], derived: set[str]
-) -> tuple[dict[str, dict], list[Variant], list[tuple[str, str, object, str]]]:
-    """(settings per variant name, the variants, the skipped (figure, option, value, why)).
-
-    ``config``: the validated configuration; ``claimed``: figures some claim is about;
-    ``derived``: figures declared with ``derived_from`` (never varied).
-    """
-    figures = config["figures"]
-    runs = per_preset(config["sensitivity"]["runs"], config["preset"])
-    views = {
-        name: source
-        for name, entry in figures.items()
-        if (source := ENGINES[entry["engine"]].source(entry)) is not None
-    }
-    varied = sorted(
-        name
-        for name in figures
-        if name not in derived
-        and name not in views
-        and (name in claimed or any(v in claimed and src == name for v, src in views.items()))
-    )
-    settings: dict[str, dict] = {}
-    variants: list[Variant] = []
-    skipped: list[tuple[str, str, object, str]] = []
-    for figure in varied:
-        entry = figures[figure]
-        base = resolve_figure(config, figure)
-        engine = ENGINES[entry["engine"]]
-        count = min(runs, base["runs"]) if engine.simulated else None
-        own: list[Variant] = []
-        if engine.simulated and count < base["runs"]:
-            own.append(Variant(variant_name(figure, BASELINE), figure, BASELINE, None))
-            settings[own[-1].name] = {**base, "runs": count, "stream": figure}
-        for option in engine.interpretation_options(base):
-            for value in option_values(schema, entry, option):
-                if value == entry[option]:
-                    continue
-                name = variant_name(figure, option, value)
-                trial = copy.deepcopy(config)
-                trial["figures"][name] = {**copy.deepcopy(entry), option: value}
-                try:
-                    checked = validate_config(trial, schema)
-                except ConfigError as error:
-                    skipped.append((figure, option, value, str(error).splitlines()[-1].strip()))
-                    continue
-                resolved = resolve_figure(checked, name)
-                resolved["stream"] = figure
-                if engine.simulated:
-                    resolved["runs"] = count
-                settings[name] = resolved
-                own.append(Variant(name, figure, option, value, entry[option]))
-        variants += own
-        for view, source in sorted(views.items()):
-            if source != figure or view not in claimed:
-                continue
-            resolved = resolve_figure(config, view)
-            for variant in own:
-                name = f"{view}__{variant.name.removeprefix(figure + '__')}"
-                settings[name] = ENGINES[resolved["engine"]].with_source(resolved, variant.name)
-                variants.append(Variant(name, view, variant.option, variant.value, variant.default))
-    return settings, variants, skipped
 
 
 def _own_claims(claims: list[dict], figure: str) -> list[dict]:

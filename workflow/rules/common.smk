@@ -13,42 +13,32 @@ from pathlib import Path
 
 from snakemake.logging import logger
 
-sys.path.insert(0, str(Path(workflow.basedir) / "src"))
-
-from colme.claims import load_claims
-from colme.config import ConfigError, load_schema, resolve_figure, validate_config
 from colme.aggregation import run_chunks
-from colme.integrity import digest, maker, problem, quarantine, stale_record
-from colme.stages import KINDS, figure_path, makers
-from colme.registry import ENGINES, figure_caption, stage_params
+from colme.claims import load_claims
+from colme.config import ConfigError
+from colme.expansion import expand_config
+from colme.integrity import maker, problem, quarantine, stale_record
 from colme.provenance import canonical_json
-from colme.sensitivity import sensitivity_variants
-from colme.sweeps import sweep_points
-
-SCHEMA = load_schema(Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
-try:
-    validated = validate_config(config, SCHEMA)
-except ConfigError as error:
-    raise WorkflowError(str(error)) from None
-
-FIGURES = sorted(validated["figures"])
-SETTINGS = {figure: resolve_figure(validated, figure) for figure in FIGURES}
+from colme.registry import ENGINES, figure_caption, stage_params
+from colme.stages import KINDS, figure_path, makers
 
 CLAIMS = Path(workflow.basedir) / "workflow/claims.yaml"
 CLAIM_LIST = load_claims(CLAIMS)
-# results/sensitivity.md's variant figures: each claim-bearing figure with one
-# interpretation option flipped (colme.sensitivity); built only for that target.
-VARIANT_SETTINGS, VARIANTS, SKIPPED_VARIANTS = sensitivity_variants(
-    validated,
-    SCHEMA,
-    {claim["figure"] for claim in CLAIM_LIST},
-    {name for name, entry in config["figures"].items() if "derived_from" in entry},
-)
-SETTINGS.update(VARIANT_SETTINGS)
-# The points of every sweep (colme.sweeps): ordinary simulated figures, built for their
-# sweep's table (and as targets of their own).
-SWEEP_SETTINGS = sweep_points(validated, SCHEMA)
-SETTINGS.update(SWEEP_SETTINGS)
+# The expansion stage (colme.expansion), once: the configured figures, the points of every
+# sweep (ordinary simulated figures, built for their sweep's table and as targets of their
+# own) and results/sensitivity.md's variant figures (each claim-bearing figure with one
+# interpretation option flipped; built only for that target), each validated once.
+try:
+    EXPANDED = expand_config(config, claimed={claim["figure"] for claim in CLAIM_LIST})
+except ConfigError as error:
+    raise WorkflowError(str(error)) from None
+validated = EXPANDED.config
+FIGURES = sorted(validated["figures"])
+VARIANT_SETTINGS = EXPANDED.variant_settings
+VARIANTS = EXPANDED.variants
+SKIPPED_VARIANTS = EXPANDED.skipped
+SWEEP_SETTINGS = EXPANDED.sweep_figures
+SETTINGS = EXPANDED.settings
 
 
 # Cheap steps run on the submitting host, not as cluster jobs: instances take seconds per

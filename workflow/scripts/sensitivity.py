@@ -1,25 +1,22 @@
 """Snakemake script: the claims re-checked on every interpretation-option variant."""
 
-import sys
-from pathlib import Path
+from colme.claims import load_claims, tables_by_figure
+from colme.config import per_preset
+from colme.expansion import Variant
+from colme.progress import log_to
+from colme.provenance import atomic_write_text, read_params
+from colme.sensitivity import to_markdown, verdict_changes
 
-sys.stderr = sys.stdout = open(snakemake.log[0], "w")  # noqa: F821, SIM115 - open for the whole script
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1] / "src"))  # noqa: F821
-
-from colme.claims import load_claims, tables_by_figure  # noqa: E402
-from colme.config import per_preset  # noqa: E402
-from colme.provenance import atomic_write_text, read_params  # noqa: E402
-from colme.sensitivity import Variant, to_markdown, verdict_changes  # noqa: E402
-
-params = read_params(snakemake.params.variants)  # noqa: F821
+log_to(snakemake.log[0])
+params = read_params(snakemake.params.variants)
 runs = per_preset(params["runs"], params["preset"])
 changes = verdict_changes(
-    load_claims(snakemake.input.claims),  # noqa: F821
+    load_claims(snakemake.input.claims),
     [Variant(**variant) for variant in params["variants"]],
-    tables_by_figure(snakemake.input.tables),  # noqa: F821
-    tables_by_figure(snakemake.input.bounds, "_supplement"),  # noqa: F821
-    tables_by_figure(snakemake.input.covariances, "_covariance"),  # noqa: F821
+    tables_by_figure(snakemake.input.tables),
+    tables_by_figure(snakemake.input.bounds, "_supplement"),
+    tables_by_figure(snakemake.input.covariances, "_covariance"),
 )
 print(changes.to_string())
-atomic_write_text(snakemake.output.csv, changes.to_csv(index=False))  # noqa: F821
-atomic_write_text(snakemake.output.md, to_markdown(changes, params["skipped"], runs, params["preset"]))  # noqa: F821
+atomic_write_text(snakemake.output.csv, changes.to_csv(index=False))
+atomic_write_text(snakemake.output.md, to_markdown(changes, params["skipped"], runs, params["preset"]))

@@ -15,7 +15,7 @@ from ..graphs import FAMILY_KEYS, expected_mean_degree, graph_params, graph_prob
 from ..instances import make_family_instances
 from ..timegrid import figure_grid
 from .choices import CHOICES, ccolme_population_choices, graph_choice
-from .kernel import DIAGNOSTICS, Curve, PanelSpec, simulate_runs
+from .spec import DIAGNOSTICS, Curve, PanelSpec
 from .tables import bound_table, curve_fields, theorem1_frames
 
 #: Conservative config-edge-updates/s for sizing cluster jobs (6x below the 2.5e9 measured
@@ -153,6 +153,8 @@ class ConsensusEngine(SimulatedEngine):
         )
 
     def run_kernel(self, spec, params, instances, generators, diagnostics, progress):
+        from .kernel import simulate_runs  # lazy: compiles/loads the Numba kernel
+
         dtype = np.dtype(params["precision"]).type
         return simulate_runs(
             spec, instances["classes"], instances["edges"], generators, dtype, diagnostics, progress,
@@ -201,7 +203,7 @@ class ConsensusEngine(SimulatedEngine):
         return line
 
     def panel_style(self, table):
-        from .plots import panel_style
+        from .plots import panel_style  # lazy: matplotlib, only where a figure is drawn
 
         return panel_style(table)
 

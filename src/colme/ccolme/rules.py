@@ -2,8 +2,8 @@
 
 Everything here follows seed 002 (Yakimenka et al., "Communication-Constrained Private
 Decentralized Online Personalized Mean Estimation"), Sec. III.  The scalar threshold
-functions are compiled with Numba so the simulation kernel (``ccolme.kernel``) and the tests
-call the very same code.
+functions are compiled with Numba so the simulation kernel (generated from
+``ccolme.template``) and the tests call the very same code.
 
 All three rules are symmetric in (a, b), also between agents with different data or noise
 levels (a population with per-class sigma, a privacy mix), so the mixing matrix of eq. (2)

@@ -10,7 +10,7 @@ import pandas as pd
 from ..aggregation import analytic_frame, concatenate_runs, mean_se
 from ..privacy import laplace_sigma_dp
 from .closed_forms import ALPHA_FACTOR, corollary1_terms, theorem1_coefficient
-from .kernel import Curve, PanelSpec
+from .spec import Curve, PanelSpec
 
 
 def curve_fields(spec: PanelSpec, curve: Curve) -> dict:

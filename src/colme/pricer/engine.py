@@ -12,6 +12,7 @@ from ..engines import NO_DIAGNOSTICS, NO_PAIRS, Engine, FigureTables, stream_nam
 from ..errors import ConfigError
 from ..seeding import figure_generator
 from .choices import CHOICES
+from .figures import plot_pricer, table_for
 
 
 class PricerEngine(Engine):
@@ -43,8 +44,6 @@ class PricerEngine(Engine):
         return params
 
     def tables(self, figure, params, inputs):
-        from .figures import table_for
-
         start = time.process_time()
         table = table_for(params, figure_generator(params.get("seed", 0), stream_name(params, figure)))
         seconds = time.process_time() - start
@@ -77,6 +76,4 @@ class PricerEngine(Engine):
         return ("reciprocity",) if "reciprocity" in settings else ()
 
     def draw(self, table, meta, title, pdf, png):
-        from .figures import plot_pricer
-
         plot_pricer(table, meta["settings"]["kind"], title, meta, pdf, png)

@@ -256,10 +256,11 @@ def plot_pricer(table: pd.DataFrame, kind: str, title: str, metadata: dict, pdf:
 
     ``metadata`` (settings, interpretations, versions, timings) goes into the PDF Subject.
     """
+    # lazy: matplotlib, only where a figure is drawn
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    from ..plotting import palette, save_figure
+    from ..plotting import palette, save_figure  # lazy: as above
 
     sns.set_theme(style="whitegrid", context="paper")
     if kind == "feasible_set":

@@ -216,7 +216,7 @@ def optimise_joint(network: Network, privacy: Privacy, d: int, xtol: float = 1e-
     [sigma_thr, sigma_free] finds it, where sigma_free is the sigma that makes the non-private
     optimum's weights feasible (beyond it only sigma_pr^2 grows).
     """
-    from scipy.optimize import minimize_scalar
+    from scipy.optimize import minimize_scalar  # lazy: scipy.optimize, only for PriCER's optimum
 
     base = pricer_optimise(network, privacy, d, **kwargs)
     free = nonprivate_optimise(network, d, **kwargs).A
@@ -254,7 +254,7 @@ def scipy_reference(
     problem (11)).  All constraints of (8) are linear; the objective uses Q of
     ``quadratic_form`` with its exact gradient.
     """
-    from scipy.optimize import minimize
+    from scipy.optimize import minimize  # lazy: scipy.optimize, only for PriCER's optimum
 
     n = network.n
     g = (network.p[None, :] * network.P).ravel()

@@ -5,6 +5,6 @@ Modules, along the paper's seams: ``mechanisms`` (PM-I/PM-II p-sum releases, Var
 ``variance`` (unknown variances, Sec. V: Student-t quantiles, Welch, eq. (19)),
 ``kernel`` (Algorithm 1: RR/rRR queries, decision rule, eq. (3); compiled), ``oracle``
 (Proposition 3, Remark 3, exact), ``tables`` (the oracle curves, privacy accounting),
-``choices`` (where the paper is silent), ``plots`` and ``engine`` (engines ``colme`` and
+``choices`` (where the paper is silent), ``plots`` and ``engine`` (engines ``private_colme`` and
 ``oracle``).
 """

@@ -19,7 +19,7 @@ from ..engines import (
 from ..errors import ConfigError
 from ..timegrid import figure_grid
 from .choices import ORACLE, PER_CLASS_SIGMA, SIMULATION
-from .kernel import DIAGNOSTICS, UNSUPPORTED_VARIANCE, ColmeCurve, ColmeSpec, simulate_colme_runs, variance_supported
+from .spec import DIAGNOSTICS, UNSUPPORTED_VARIANCE, ColmeCurve, ColmeSpec, variance_supported
 from .tables import curve_fields, oracle_table, privacy_table
 
 SCHEMA = Path(__file__).with_name("schema.yaml")
@@ -94,7 +94,7 @@ def check_panel(settings: dict, where: str) -> None:
 
 
 def panel_style(table):
-    from .plots import panel_style
+    from .plots import panel_style  # lazy: matplotlib, only where a figure is drawn
 
     return panel_style(table)
 
@@ -102,9 +102,9 @@ def panel_style(table):
 class PrivateColmeEngine(SimulatedEngine):
     """Private-ColME (seed 004): all-to-all queries, p-sum releases, decision rule."""
 
-    name = "colme"
+    name = "private_colme"
     schema = SCHEMA
-    figure_schema = "colme_figure"
+    figure_schema = "private_colme_figure"
     interpretations = SIMULATION
     diagnostics = DIAGNOSTICS
 
@@ -122,6 +122,8 @@ class PrivateColmeEngine(SimulatedEngine):
         return panel_spec(params, oracle=params["oracle"])
 
     def run_kernel(self, spec, params, instances, generators, diagnostics, progress):
+        from .kernel import simulate_colme_runs  # lazy: compiles/loads the Numba kernel
+
         return simulate_colme_runs(spec, instances["classes"], generators, diagnostics, progress,
                                    instances.get("agent_means"))
 
@@ -141,7 +143,7 @@ class PrivateColmeEngine(SimulatedEngine):
         return panel_style(table)
 
     def diagnostics_line_styles(self, diagnostics):
-        from .plots import SCHEDULE_STYLES
+        from .plots import SCHEDULE_STYLES  # lazy: matplotlib, only where a figure is drawn
 
         return {
             curve: SCHEDULE_STYLES["rrr"] for curve in dict.fromkeys(diagnostics["curve"]) if curve.startswith("rRR")

@@ -11,9 +11,9 @@ import pandas as pd
 from ..aggregation import analytic_frame
 from ..baselines import local_mse
 from ..privacy import composed_privacy
-from .kernel import ColmeCurve, ColmeSpec
 from .mechanisms import pm2_levels
 from .oracle import ideal_all_to_all_mse, prop3_oracle_mse, remark3_rrr_oracle_mse
+from .spec import ColmeCurve, ColmeSpec
 
 
 def curve_fields(spec: ColmeSpec, curve: ColmeCurve) -> dict:

@@ -37,12 +37,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .engines import NO_DIAGNOSTICS, NO_PAIRS, Engine, FigureTables, check_names_figure, stream_name
-from .errors import ConfigError
-from .provenance import table_provenance
+from ..engines import NO_DIAGNOSTICS, NO_PAIRS, FigureTables, check_names_figure
+from ..errors import ConfigError
+from ..provenance import table_provenance
+from .base import DerivedEngine
 
-#: The summaries a sweep can draw on its y axis.
-SUMMARIES = ("mse_at", "mse_window", "ratio_to_local", "time_to_mse")
 #: The closed-form curve every summary is compared with (``colme.baselines``).
 LOCAL = "Local"
 #: Standard errors of the +-bands and of "resolved" (the claims' k).
@@ -51,11 +50,6 @@ K = 2.0
 TABLE_COLUMNS = ["curve", "kind", "point", "t", "mse", "se", "runs", "local", "ratio", "ratio_se",
                  "log10_ratio", "resolved", "y", "y_lo", "y_hi"]
 
-
-def _engines():
-    from .registry import ENGINES  # the registry lists this engine too
-
-    return ENGINES
 
 
 def value_token(value) -> str:
@@ -163,28 +157,6 @@ def point_config(config: dict, sweep: dict, point: dict, global_keys) -> dict:
     return trial
 
 
-def sweep_points(config: dict, schema: dict) -> dict[str, dict]:
-    """The resolved settings of every simulated figure the sweeps of a validated ``config``
-    build (``sweep_figures``: its points, or its lanes figures), by name."""
-    from .config import resolve_figure, validate_config
-
-    settings = {}
-    for name, entry in config["figures"].items():
-        if entry["engine"] != SweepEngine.name:
-            continue
-        base = resolve_figure(config, entry["base"])
-        for figure in sweep_figures(entry, name):
-            trial = validate_config(point_config(config, entry, figure, _global_keys(schema)), schema)
-            resolved = resolve_figure(trial, figure["name"])
-            resolved["stream"] = stream_name(base, entry["base"])
-            settings[figure["name"]] = resolved
-    return settings
-
-
-def _global_keys(schema: dict) -> set[str]:
-    return set(schema["properties"]) - {"figures"}
-
-
 def summary_time(summary: dict, t_max: int) -> int:
     """The time a summary reads (its ``t``, or a window's end; default the horizon)."""
     if summary["kind"] == "mse_window":
@@ -273,13 +245,12 @@ def crossing(x: np.ndarray, log_ratio: np.ndarray) -> tuple[float, str]:
     return math.nan, "none"
 
 
-class SweepEngine(Engine):
+class SweepEngine(DerivedEngine):
     """A figure over a parameter: one or two axes of points, each a simulated figure."""
 
     name = "sweep"
     figure_schema = "sweep_figure"
     time_axis = False
-    unused_globals = frozenset({"precision", "seed", "population"})
     drawing_keys = ("title", "draws_as")
 
     def complete(self, settings, config):
@@ -287,41 +258,49 @@ class SweepEngine(Engine):
         settings["draws_as"] = base["engine"] if isinstance(base, dict) else ""
 
     def standalone_config(self, entry):
-        base = next(engine.name for engine in _engines().values() if engine.simulated)
+        base = next(engine.name for engine in self.engines.values() if engine.simulated)
         return {"figures": {"base": {"engine": base}, "figure": {"base": "base", **entry}}}
 
     def check(self, settings, where, config):
-        from .config import load_schema, resolve_figure, validate_config
-
+        """What the sweep's entry says, against its base's engine; its axes against the
+        base's settings and its points are checked where they are made
+        (``check_axes``, ``check_point``: ``colme.expansion``)."""
         figures = config["figures"]
         base = settings["base"]
-        check_names_figure(f"{where}.base", base, figures, lambda f: _engines()[figures[f]["engine"]].simulated,
+        check_names_figure(f"{where}.base", base, figures, lambda f: self.engines[figures[f]["engine"]].simulated,
                            "a simulated figure")
-        schema = load_schema()
-        global_keys = _global_keys(schema)
-        base_settings = resolve_figure(config, base)
         keys = [axis["key"] for axis in settings["axes"]]
         if len(set(keys)) != len(keys):
             raise ConfigError(f"{where}.axes: each axis needs its own key; got {keys}")
-        for index, axis in enumerate(settings["axes"]):
-            self._check_axis(axis, f"{where}.axes[{index}]", base_settings, global_keys)
-        self._check_lanes(settings["axes"], where, _engines()[base_settings["engine"]])
         summary = settings["summary"]
         if summary["kind"] == "time_to_mse" and summary.get("target") is None:
             raise ConfigError(f"{where}.summary.target: time_to_mse needs a target MSE")
         if summary["kind"] == "mse_window" and summary.get("window") is None:
             raise ConfigError(f"{where}.summary.window: mse_window needs a window [t_start, t_end]")
-        for point in points(settings, where.split(".")[-1]):
-            trial = point_config(config, settings, point, global_keys)
-            try:
-                checked = validate_config(trial, schema)
-            except ConfigError as error:
-                detail = str(error).splitlines()[-1].strip()
-                raise ConfigError(
-                    f"{where}: the point {point['set']} is not a valid figure: {detail}"
-                ) from None
-            t_max = resolve_figure(checked, point["name"])["t_max"]
-            end = summary_time(summary, t_max)
+
+    def base_figure(self, settings):
+        return settings["base"]
+
+    def generated_figures(self, settings, name, config, base):
+        """The simulated figures the sweep builds (``sweep_figures``: its points, or its
+        lanes figures), after its axes are checked against the base figure's settings."""
+        where = f"figures.{name}"
+        for index, axis in enumerate(settings["axes"]):
+            self._check_axis(axis, f"{where}.axes[{index}]", base)
+        self._check_lanes(settings["axes"], where, self.engines[base["engine"]])
+        global_keys = set(config) - {"figures", "targets"}
+        return [
+            {**built, "config": point_config(config, settings, built, global_keys)}
+            for built in sweep_figures(settings, name)
+        ]
+
+    def check_generated(self, settings, where, generated, resolved):
+        """The summary's time within the figure's horizon, for each of its points; the
+        figure draws the base's random streams."""
+        summary = settings["summary"]
+        t_max = resolved["t_max"]
+        end = summary_time(summary, t_max)
+        for point in generated["points"]:
             if summary["kind"] == "mse_window" and not 1 <= summary["window"][0] <= end:
                 raise ConfigError(f"{where}.summary.window={summary['window']}: needs 1 <= t_start <= t_end")
             if not 1 <= end <= t_max:
@@ -330,9 +309,7 @@ class SweepEngine(Engine):
                     f"{where}.summary.{key}: the summary time {end} is beyond the point's t_max = {t_max} "
                     f"(point {point['set']})"
                 )
-        if lane_axis(settings) is not None:
-            for figure in sweep_figures(settings, where.split(".")[-1]):
-                validate_config(point_config(config, settings, figure, global_keys), schema)
+        resolved["stream"] = settings["base"]
 
     @staticmethod
     def _check_lanes(axes, where, engine):
@@ -366,7 +343,7 @@ class SweepEngine(Engine):
                 )
 
     @staticmethod
-    def _check_axis(axis, where, base_settings, global_keys):
+    def _check_axis(axis, where, base_settings):
         def current(key):
             target = base_settings
             for part in key.split("."):
@@ -428,7 +405,7 @@ class SweepEngine(Engine):
             for key, value in point["coordinates"].items():
                 rows[key] = float(value)
             frames.append(rows)
-            engine = _engines()[meta["settings"]["engine"]]
+            engine = self.engines[meta["settings"]["engine"]]
             for quantity, margin in engine.sweep_margins(lane_rows(supplement, lane_key, lane_value)).items():
                 margins.append({"quantity": quantity, "curve": "", "point": name, **point["coordinates"],
                                 "value": margin})
@@ -481,7 +458,7 @@ class SweepEngine(Engine):
                 f"seed {next(iter(meta['points'].values()))['settings']['seed']}; bands +-{K:g} se")
 
     def draw(self, table, meta, title, pdf, png):
-        from .plotting import draw_heatmaps, draw_sweep_lines
+        from ..plotting import draw_heatmaps, draw_sweep_lines  # lazy: matplotlib, only where a figure is drawn
 
         keys = [axis["key"] for axis in meta["settings"]["axes"]]
         supplement = meta["margins"]
@@ -496,7 +473,7 @@ class SweepEngine(Engine):
         return table_provenance(figure, params, interpretations, **extras)
 
     def figure_interpretations(self, settings):
-        return _engines()[settings["draws_as"]].interpretations
+        return self.engines[settings["draws_as"]].interpretations
 
 
 def _numeric(value) -> bool:

@@ -15,17 +15,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .engines import NO_DIAGNOSTICS, NO_PAIRS, Engine, FigureTables, check_names_figure
+from ..engines import NO_DIAGNOSTICS, NO_PAIRS, FigureTables, check_names_figure
+from .base import DerivedEngine
 
 #: Columns of the timing table (the figure's supplement), one row per source.
 TIMING_COLUMNS = ["figure", "n_agents", "degree", "curves", "runs", "t_max", "compute_seconds",
                   "seconds_per_step", "agent_curve_steps_per_second", "config_edge_updates_per_second"]
 
-
-def _engines():
-    from .registry import ENGINES  # the registry lists this engine too
-
-    return ENGINES
 
 
 def timing_row(figure: str, meta: dict) -> dict:
@@ -46,23 +42,22 @@ def timing_row(figure: str, meta: dict) -> dict:
     }
 
 
-class ScalingEngine(Engine):
+class ScalingEngine(DerivedEngine):
     """Simulated figures side by side (one panel each) and their time per step against M."""
 
     name = "scaling"
     figure_schema = "scaling_figure"
     time_axis = False
-    unused_globals = frozenset({"precision", "seed", "population"})
 
     def standalone_config(self, entry):
-        source = next(engine.name for engine in _engines().values() if engine.simulated)
+        source = next(engine.name for engine in self.engines.values() if engine.simulated)
         return {"figures": {"source": {"engine": source}, "figure": {"sources": ["source"], **entry}}}
 
     def check(self, settings, where, config):
         figures = config["figures"]
 
         def drawable(name):
-            return _engines()[figures[name]["engine"]].simulated
+            return self.engines[figures[name]["engine"]].simulated
 
         for index, source in enumerate(settings["sources"]):
             check_names_figure(f"{where}.sources[{index}]", source, figures, drawable, "a simulated figure")
@@ -97,10 +92,11 @@ class ScalingEngine(Engine):
         return f"runs {runs}; time per step from the chunks' kernel seconds"
 
     def draw(self, table, meta, title, pdf, png):
+        # lazy: matplotlib, only where a figure is drawn
         import matplotlib.pyplot as plt
         import seaborn as sns
 
-        from .plotting import draw_mse_axes, save_figure
+        from ..plotting import draw_mse_axes, save_figure  # lazy: as above
 
         sources = list(meta["sources"])
         sns.set_theme(style="whitegrid", context="paper")
@@ -110,7 +106,7 @@ class ScalingEngine(Engine):
         panels = list(axes.flat)
         for index, (ax, source) in enumerate(zip(panels, sources, strict=False)):
             rows_of = table[table["figure"] == source].drop(columns=["figure", "n_agents"])
-            engine = _engines()[meta["sources"][source]["settings"]["engine"]]
+            engine = self.engines[meta["sources"][source]["settings"]["engine"]]
             m = meta["sources"][source]["settings"]["n_agents"]
             draw_mse_axes(ax, rows_of, engine.panel_style(rows_of), f"M = {m:g}", legend=index == 0)
         timing = pd.DataFrame(meta["timing"])

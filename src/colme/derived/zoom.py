@@ -10,25 +10,19 @@ from pathlib import Path
 
 import pandas as pd
 
-from .engines import Engine, FigureTables, check_names_figure
+from ..engines import FigureTables, check_names_figure
+from .base import DerivedEngine
 
 
-def _engines():
-    from .registry import ENGINES  # the registry lists this engine too
-
-    return ENGINES
-
-
-class ZoomEngine(Engine):
+class ZoomEngine(DerivedEngine):
     """Another figure's table redrawn over t <= t_max, drawn as its source is."""
 
     name = "zoom"
     figure_schema = "zoom_figure"
-    unused_globals = frozenset({"precision", "seed", "population"})
     drawing_keys = ("title", "draws_as")
 
     def standalone_config(self, entry):
-        source = next(engine.name for engine in _engines().values() if engine.time_axis and engine is not self)
+        source = next(engine.name for engine in self.engines.values() if engine.time_axis and engine is not self)
         return {"figures": {"source": {"engine": source}, "figure": {"source": "source", **entry}}}
 
     def source(self, settings):
@@ -47,7 +41,7 @@ class ZoomEngine(Engine):
         figures = config["figures"]
 
         def zoomable(name):
-            engine = _engines()[figures[name]["engine"]]
+            engine = self.engines[figures[name]["engine"]]
             return engine.time_axis and engine.source(figures[name]) is None
 
         check_names_figure(f"{where}.source", settings["source"], figures, zoomable, "a figure with a time axis")
@@ -81,10 +75,10 @@ class ZoomEngine(Engine):
         return {**extras, "figure": figure}  # the source's, with the zoom recorded
 
     def figure_interpretations(self, settings):
-        return _engines()[settings["draws_as"]].interpretations
+        return self.engines[settings["draws_as"]].interpretations
 
     def subtitle(self, meta):
-        return _engines()[meta["settings"]["engine"]].subtitle(meta)
+        return self.engines[meta["settings"]["engine"]].subtitle(meta)
 
     def draw(self, table, meta, title, pdf, png):
-        _engines()[meta["settings"]["engine"]].draw(table, meta, title, pdf, png)
+        self.engines[meta["settings"]["engine"]].draw(table, meta, title, pdf, png)

@@ -1,0 +1,327 @@
+"""The kernel's source, generated for a given number of lanes.
+
+Lines holding "@" are repeated once per lane (curve) with "@" replaced by the lane
+index: the lane loops are unrolled in the source, so a curve's state lives in scalars
+that LLVM's SLP vectorizer packs into whatever vector registers the CPU has (12 lanes:
+8 + 4 float32 on AVX2, 16-wide registers on AVX-512), with no padding to a register width.
+
+State in error coordinates: per agent and curve the kernel holds e_a = mu~_a - mu_a and
+the noisy-mean error X~_a - mu_a, small numbers whose float32 ulp stays far below the
+consensus increments at t = 3e4 (an absolute mu~_a ~ 0.5 would lose them, biasing float32
+by +1.5%).  Neighbour b's value seen from a is e_b - offset_ab, offset_ab = mu_a - mu_b
+per directed edge (0 within a class): exact in real arithmetic.  The decision compares
+|(X~_a - mu_a) - (X~_b - mu_b) + offset_ab| = |X~_a - X~_b| to the threshold; offset_ba =
+-offset_ab makes it symmetric bit for bit.
+
+The kernel is only ever called by keyword (``call_kernel``): the order of its parameter
+list binds no caller, and Workspace's field names are its scratch parameters' names.
+Its draws are ``randoms.py``'s; ``codegen.py`` compiles the generated module.
+"""
+
+from __future__ import annotations
+
+import re
+
+_TEMPLATE = '''
+@step
+def prefetch_row(array, row):
+    """Ask for both cache lines a lane row starting at ``row`` may straddle (large graphs,
+    where a neighbour's row comes from DRAM: more misses in flight)."""
+    prefetch(array, row)
+    prefetch(array, row + LANES - np.uint64(1))
+
+
+@step
+def start_run(agent_means, one, sample_sum, noise_sum, accepted, clock, error):
+    """Algorithm 1, line 1: mu~^(0) = 0 (error -mu_a), no sample yet, every clock at 0,
+    C^(0) empty."""
+    zero = one - one
+    for a in range(agent_means.shape[0]):
+        ra = np.uint64(a) * LANES
+        sample_sum[a] = 0.0
+        noise_sum[a] = 0.0
+        error[ra + U@] = -agent_means[a]
+        clock[ra + U@] = zero
+    for i in range(accepted.shape[0]):
+        accepted[i] = 0
+
+
+@step
+def receive(counter, half_width, agent_class, law_code, law_a0, law_a1, law_a2, quantiles, sample_sum, noise_sum):
+    """Lines 3-4: each agent's new sample x_a^(t) - mu_a and standard Laplace noise draw,
+    accumulated (sample_sum[a] = sum of x_a - mu_a); returns the stream counter."""
+    for a in range(sample_sum.shape[0]):
+        counter += GOLDEN
+        sample_sum[a] += half_width * (2.0 * mix_uniform(counter) - 1.0)  #:shared
+        c = agent_class[a]  #:mixed
+        sample_sum[a] += centred_sample(mix_uniform(counter), law_code[c], law_a0[c], law_a1[c], law_a2[c], quantiles[c])  #:mixed
+        counter += GOLDEN
+        noise_sum[a] += unit_laplace(mix_uniform(counter))
+    return counter
+
+
+@step
+def set_thresholds(t, rule, sigma_dp, beta_pair, theta_k, pair_sigma_a, pair_sigma_b, pair_beta, pair_noise_a,
+                   pair_noise_b, sigma, degree, n_agents, delta, radius_form, threshold, pair_threshold):
+    """The decision rule's threshold at t (Sec. III-C): one per lane, or one per profile
+    pair and lane when agents differ."""
+    threshold[@] = acceptance_threshold(rule[@], t, theta_k[@], sigma, sigma, beta_pair[@], sigma_dp[@], sigma_dp[@], degree, n_agents, delta, radius_form)  #:shared
+    for q in range(pair_sigma_a.shape[0] // LANES):  #:mixed
+        rq = np.uint64(q) * LANES  #:mixed
+        pair_threshold[rq + U@] = acceptance_threshold(rule[@], t, theta_k[@], pair_sigma_a[rq + U@], pair_sigma_b[rq + U@], pair_beta[rq + U@], pair_noise_a[rq + U@], pair_noise_b[rq + U@], degree, n_agents, delta, radius_form)  #:mixed
+
+
+@step
+def publish(t, sigma_dp, agent_noise, one, sample_sum, noise_sum, noisy, set_size, flips):
+    """Line 5: each agent's noisy mean X~_a^(t) (as the error X~_a - mu_a), |C_a| reset to
+    {a}, and at t = 1 every C_a marked changed (C_a^(0) is empty)."""
+    inv_t = 1.0 / t
+    first = one if t == 1 else one - one
+    noise_scale@ = sigma_dp[@]  #:shared
+    for a in range(sample_sum.shape[0]):
+        ra = np.uint64(a) * LANES
+        s = sample_sum[a]
+        z = noise_sum[a]
+        noisy[ra + U@] = (s + noise_scale@ * z) * inv_t  #:shared
+        noisy[ra + U@] = (s + agent_noise[ra + U@] * z) * inv_t  #:mixed
+        set_size[ra + U@] = one
+        flips[ra + U@] = first
+
+
+@step
+def decide(rule, indptr, upper, neighbour_row, edge_row, offset, same, profile_row, profile_col, one,
+           weight_offset, threshold, pair_threshold, noisy, accepted, set_size, flips, inverse_weight):
+    """Lines 6-7, the decision rule chi_a^(t)(b) = chi_b^(t)(a), once per edge {a, b} from
+    its lower end a (neighbours k >= upper[a] have b > a): |C_a^(t)|, |C_b^(t)| and whether
+    C^(t) != C^(t-1) accumulate at both ends.  Returns each lane's count of changes (> 0
+    iff some C_a^(t) changed)."""
+    zero = one - one
+    oracle@ = one if rule[@] == 0 else zero
+    limit@ = threshold[@]  #:shared
+    changes@ = zero
+    for a in range(indptr.shape[0] - 1):
+        ra = np.uint64(a) * LANES
+        ahead = a + PREFETCH_AHEAD  #:large
+        if ahead < indptr.shape[0] - 1:  #:large
+            for j in range(upper[ahead], indptr[ahead + 1]):  #:large
+                prefetch_row(noisy, neighbour_row[j])  #:large
+                prefetch_row(set_size, neighbour_row[j])  #:large
+                prefetch_row(flips, neighbour_row[j])  #:large
+        mine@ = noisy[ra + U@]
+        size@ = set_size[ra + U@]
+        flip@ = flips[ra + U@]
+        row@ = profile_row[ra + U@]  #:mixed
+        for k in range(upper[a], indptr[a + 1]):
+            rb = neighbour_row[k]
+            re = edge_row[k]
+            d = offset[k]
+            same_class = same[k]
+            limit@ = pair_threshold[row@ + profile_col[rb + U@] + U@]  #:mixed
+            now@ = max(one if abs(mine@ - noisy[rb + U@] + d) < limit@ else zero, same_class * oracle@)
+            change@ = abs(now@ - as_state(accepted[re + U@], one))
+            accepted[re + U@] = now@  #:small
+            accepted[re + U@] = np.uint8(now@)  #:large
+            size@ += now@
+            flip@ += change@
+            set_size[rb + U@] += now@
+            flips[rb + U@] += change@
+        set_size[ra + U@] = size@
+        flips[ra + U@] = flip@
+        changes@ += flip@
+        inverse_weight[ra + U@] = one / (size@ + weight_offset)
+    return ({changes@},)
+
+
+@step
+def consensus(changes, indptr, neighbour_row, edge_row, offset, one, block_scale, block_shift, per_agent_reset,
+              global_reset, accepted, inverse_weight, noisy, flips, clock, error, error_next):
+    """Lines 8-10, the consensus step with W^(t) of eq. (2): W_ab = min(1/(|C_a|+1),
+    1/(|C_b|+1)), and alpha of the agent's clock tau: 1 - alpha = 1/(block + 2), block =
+    floor(tau * block_scale) + block_shift (floor10: tau/10 and 0; theory: tau and -1).
+
+    In increment form, (W e)_a = e_a + sum_b W_ab (e_b - e_a) and alpha m + (1 - alpha) x =
+    m + (1 - alpha)(x - m): no rounded 1 - sum W or alpha multiplies a whole value.  The
+    clock restarts (alpha_reset) when the agent's own C_a^(t) changed (per_agent), when
+    anybody's did (global: ``changes`` > 0), or never (none).
+    """
+    zero = one - one
+    two = one + one
+    everybody@ = global_reset * changes[@]
+    for a in range(indptr.shape[0] - 1):
+        ra = np.uint64(a) * LANES
+        ahead = a + PREFETCH_AHEAD  #:large
+        if ahead < indptr.shape[0] - 1:  #:large
+            for j in range(indptr[ahead], indptr[ahead + 1]):  #:large
+                prefetch_row(inverse_weight, neighbour_row[j])  #:large
+                prefetch_row(error, neighbour_row[j])  #:large
+                prefetch(accepted, edge_row[j])  #:large
+        own@ = inverse_weight[ra + U@]
+        mine@ = error[ra + U@]
+        pull@ = zero
+        for k in range(indptr[a], indptr[a + 1]):
+            rb = neighbour_row[k]
+            re = edge_row[k]
+            d = offset[k]
+            w@ = as_state(accepted[re + U@], one) * min(own@, inverse_weight[rb + U@])
+            pull@ += w@ * (error[rb + U@] - d - mine@)
+        trigger@ = per_agent_reset * flips[ra + U@] + everybody@
+        tick@ = one if trigger@ > zero else clock[ra + U@] + one
+        clock[ra + U@] = tick@
+        fresh@ = one / (np.floor(tick@ * block_scale) + block_shift + two)
+        mixed@ = mine@ + pull@
+        error_next[ra + U@] = mixed@ + fresh@ * (noisy[ra + U@] - mixed@)
+    # A copy, not a swap: swapped references would hide from LLVM which argument each
+    # name points to, and the no-alias vectorization would be lost.
+    for i in range(error.shape[0]):
+        error[i] = error_next[i]
+
+
+@step
+def record_mse(t, column, indptr, neighbour_row, edge_row, one, sample_sum, accepted, set_size, error, mse_out):
+    """Line 11 averaged over agents into ``mse_out[:, column]``: the final if/else of
+    Algorithm 1 takes the local mean when every |C_b| <= 2, b in C_a."""
+    n_agents = sample_sum.shape[0]
+    inv_t = 1.0 / t
+    two = one + one
+    squared@ = 0.0
+    for a in range(n_agents):
+        ra = np.uint64(a) * LANES
+        local_error = sample_sum[a] * inv_t
+        largest@ = set_size[ra + U@]
+        for k in range(indptr[a], indptr[a + 1]):
+            rb = neighbour_row[k]
+            re = edge_row[k]
+            largest@ = max(largest@, as_state(accepted[re + U@], one) * set_size[rb + U@])
+        estimate@ = local_error if largest@ <= two else np.float64(error[ra + U@])
+        squared@ += estimate@ * estimate@
+    mse_out[@, column] = squared@ / n_agents
+
+
+@step
+def record_diagnostics(column, indptr, upper, edge_row, same, one, accepted, flips, diagnostics_out):
+    """The ``DIAGNOSTICS`` into ``diagnostics_out[:, :, column]``: the decision rule's error
+    rates over the graph's edges (same class rejected, other class accepted) and the share
+    of agents whose C_a changed."""
+    n_agents = indptr.shape[0] - 1
+    zero = one - one
+    same_edges = 0.0
+    rejected@ = 0.0
+    crossing@ = 0.0
+    changed@ = 0.0
+    for a in range(n_agents):
+        ra = np.uint64(a) * LANES
+        changed@ += 1.0 if flips[ra + U@] > zero else 0.0
+        for k in range(upper[a], indptr[a + 1]):
+            re = edge_row[k]
+            same_edges += same[k]
+            rejected@ += same[k] * (one - as_state(accepted[re + U@], one))
+            crossing@ += (one - same[k]) * as_state(accepted[re + U@], one)
+    cross_edges = (indptr[n_agents] - indptr[0]) / 2.0 - same_edges
+    diagnostics_out[@, 0, column] = rejected@ / same_edges if same_edges > 0 else np.nan
+    diagnostics_out[@, 1, column] = crossing@ / cross_edges if cross_edges > 0 else np.nan
+    diagnostics_out[@, 2, column] = changed@ / n_agents
+
+
+def kernel(
+    # The run: its graph (CSR; rows premultiplied by LANES), classes, means, stream key.
+    indptr, upper, neighbour_row, edge_row, offset, same, agent_means, key,
+    # The lane group's curves (keys of PanelSpec.curve_arrays).
+    rule, sigma_dp, beta_pair, theta_k,
+    # Mixed panels only (``kernel_source(lanes, mixed=True)``; ``PanelSpec.agent_profiles``
+    # and ``profile_arrays``): each class's law, each agent's noise level and profile
+    # row/column per lane, and the parameters of each profile pair's threshold per lane.
+    agent_class, law_code, law_a0, law_a1, law_a2, quantiles, agent_noise, profile_row,
+    profile_col, pair_sigma_a, pair_sigma_b, pair_beta, pair_noise_a, pair_noise_b,
+    # The panel's population, options and recorded times; this call runs t_first..t_last
+    # (t_first = 1 starts the run; a later call resumes it from the scratch arrays).
+    half_width, sigma, degree, delta, radius_form, weight_offset, one, block_scale, block_shift,
+    per_agent_reset, global_reset, t_record, t_first, t_last,
+    # Outputs.
+    mse_out, diagnostics_out,
+    # Scratch: the fields of Workspace.
+    accepted, clock, noisy, error, error_next, set_size, inverse_weight, flips, threshold,
+    pair_threshold, sample_sum, noise_sum,
+):
+    """Algorithm 1 of seed 002 for one run and one lane group, steps t_first..t_last."""
+    n_agents = sample_sum.shape[0]
+    if t_first == 1:
+        start_run(agent_means, one, sample_sum, noise_sum, accepted, clock, error)
+    # Two draws per agent and step: the counter where step t_first starts (mod 2^64).
+    counter = key + np.uint64(2 * n_agents) * np.uint64(t_first - 1) * GOLDEN
+    next_record = 0
+    while t_record[next_record] < t_first:
+        next_record += 1
+    for t in range(t_first, t_last + 1):
+        counter = receive(counter, half_width, agent_class, law_code, law_a0, law_a1, law_a2, quantiles,
+                          sample_sum, noise_sum)
+        set_thresholds(t, rule, sigma_dp, beta_pair, theta_k, pair_sigma_a, pair_sigma_b, pair_beta, pair_noise_a,
+                       pair_noise_b, sigma, degree, n_agents, delta, radius_form, threshold, pair_threshold)
+        publish(t, sigma_dp, agent_noise, one, sample_sum, noise_sum, noisy, set_size, flips)
+        changes = decide(rule, indptr, upper, neighbour_row, edge_row, offset, same, profile_row, profile_col, one,
+                         weight_offset, threshold, pair_threshold, noisy, accepted, set_size, flips, inverse_weight)
+        consensus(changes, indptr, neighbour_row, edge_row, offset, one, block_scale, block_shift, per_agent_reset,
+                  global_reset, accepted, inverse_weight, noisy, flips, clock, error, error_next)
+        if t == t_record[next_record]:
+            record_mse(t, next_record, indptr, neighbour_row, edge_row, one, sample_sum, accepted, set_size, error,
+                       mse_out)
+            record_diagnostics(next_record, indptr, upper, edge_row, same, one, accepted, flips, diagnostics_out)
+            next_record += 1
+'''
+
+#: How many agents ahead the large kernel prefetches the neighbour rows of.
+PREFETCH_AHEAD = 4
+
+
+def kernel_source(lanes: int, mixed: bool = False, large: bool = False) -> str:
+    """The kernel's Python source for ``lanes`` curves (lane lines unrolled).
+
+    Lines tagged ``#:shared`` are the paper's panels (one law and sigma for all agents, one
+    noise level per curve); ``#:mixed`` lines replace them when agents differ (per-class
+    laws or sigma, privacy mixes): per-agent draws and noise levels, and a threshold per
+    profile pair.  ``#:small`` lines are for graphs whose state fits in the caches;
+    ``#:large`` lines replace them from ``kernel.LARGE_AGENTS`` agents, where the neighbour rows
+    come from L3 or DRAM: the accepted-edge state as uint8 (12 bytes per edge instead of
+    48; ``kernel.Workspace.allocate``) and software prefetch of the rows the agent
+    ``PREFETCH_AHEAD`` places on will read.  Everything else is one source for all.
+    """
+    tags = {"#:mixed": mixed, "#:shared": not mixed, "#:large": large, "#:small": not large}
+
+    def lane(text: str, c: int) -> str:
+        return text.replace("U@", f"U{c}").replace("@", str(c))
+
+    lines = []
+    for line in _TEMPLATE.splitlines():
+        tag = next((tag for tag in tags if line.endswith(tag)), None)
+        if tag is not None and not tags[tag]:
+            continue
+        line = line.removesuffix(tag or "").rstrip()
+        if "{" in line:  # {x@} -> x0, x1, ...: every lane in one expression
+            lines.append(re.sub(r"\{([^{}]*@[^{}]*)\}", lambda m: ", ".join(lane(m[1], c) for c in range(lanes)), line))
+        elif "@" in line and not line.startswith("@"):
+            lines.extend(lane(line, c) for c in range(lanes))
+        else:
+            lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def kernel_module_source(lanes: int, mixed: bool = False, large: bool = False) -> str:
+    """A Python module defining ``kernel``, the no-alias compiled kernel for ``lanes`` curves
+    (``mixed``: agents that differ; ``large``: the layout for large graphs; ``kernel_source``)."""
+    package = __package__ or "colme.ccolme"
+    root = package.rpartition(".")[0]
+    constants = "\n".join(f"U{c} = np.uint64({c})" for c in range(lanes))
+    return (
+        f'"""Generated by {package}.template.kernel_module_source({lanes}, mixed={mixed}, large={large}): '
+        'do not edit."""\n'
+        "import numba\n"
+        "import numpy as np\n"
+        f"from {root}._jit import as_state, jit_noalias, prefetch\n"
+        f"from {package}.randoms import _GOLDEN as GOLDEN, _mix_uniform as mix_uniform\n"
+        f"from {package}.rules import acceptance_threshold\n"
+        f"from {root}.privacy import unit_laplace\n"
+        f"from {root}.populations import centred_sample\n"
+        "step = numba.njit(inline='always', error_model='numpy')\n"
+        f"LANES = np.uint64({lanes})\n{constants}\nPREFETCH_AHEAD = {PREFETCH_AHEAD}\n"
+        + kernel_source(lanes, mixed, large)
+        + "kernel = jit_noalias(kernel, cache=CACHE, slp_vectorize=True)\n"
+    )

@@ -1,0 +1,150 @@
+"""The package stands on its own: no import cycle, lazy imports only where they defer a
+heavy module (with their reason), importing the configuration loads no kernel, the
+engine contract is enforced when an engine is registered, and the docs' engine lists
+are the registry's."""
+
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+import colme
+from colme.engines import Engine, missing_hooks
+from colme.registry import ENGINES, EngineContractError, Registry
+
+PACKAGE = Path(colme.__file__).resolve().parent
+ROOT = Path(__file__).resolve().parents[2]
+
+#: What a function-local import may defer: compiled kernels, plotting, SciPy's optimiser.
+HEAVY = re.compile(
+    r"^(matplotlib|seaborn|scipy|numba|llvmlite|colme\.plotting|colme\.(\w+\.)?(kernel|plots|figures))\b"
+)
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports() -> list[tuple[str, str, int, bool, str]]:
+    """Every import of the package's modules: (importer, imported module, line, whether it
+    is at module level, the source line and the one above it)."""
+    modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    found = []
+    for name, path in modules.items():
+        source = path.read_text()
+        lines = source.splitlines()
+        tree = ast.parse(source)
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        in_function = {
+            id(inner)
+            for outer in ast.walk(tree) if isinstance(outer, ast.FunctionDef | ast.AsyncFunctionDef)
+            for inner in ast.walk(outer)
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = package
+                for _ in range(node.level - 1):
+                    base = base.rpartition(".")[0]
+                module = node.module if not node.level else ".".join(p for p in (base, node.module) if p)
+                targets = [module] + [f"{module}.{a.name}" for a in node.names if f"{module}.{a.name}" in modules]
+            else:
+                continue
+            first = node.lineno - 1  # the import's line and the imports and comment above it
+            while first > 0 and lines[first - 1].strip().startswith(("import ", "from ", "#", ")")):
+                first -= 1
+            context = "\n".join(lines[first:node.lineno])
+            found += [(name, target, node.lineno, id(node) not in in_function, context) for target in targets]
+    return found
+
+
+def test_no_import_cycle_even_through_function_local_imports():
+    graph = nx.DiGraph()
+    for importer, target, *_ in imports():
+        if target.startswith("colme") and target != importer and not target.startswith(importer + "."):
+            graph.add_edge(importer, target)
+            # importing a.b.c runs a/__init__ and a/b/__init__ first
+            parts = target.split(".")
+            for depth in range(1, len(parts)):
+                parent = ".".join(parts[:depth])
+                if parent != importer and not importer.startswith(parent + "."):
+                    graph.add_edge(importer, parent)
+    cycles = [sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1]
+    assert not cycles, f"import cycles: {cycles}"
+
+
+def test_function_local_imports_defer_a_heavy_module_and_say_so():
+    local = [(i, t, line, context) for i, t, line, top, context in imports() if not top]
+    assert local, "the count below would pass vacuously"
+    for importer, target, line, context in local:
+        where = f"{importer}:{line} imports {target} inside a function"
+        assert HEAVY.match(target), f"{where}: only heavy modules may be imported lazily"
+        assert "# lazy:" in context, f"{where}: say why on its line or the one above (# lazy: ...)"
+    print(f"{len(local)} function-local imports, all of heavy modules with their reason")
+
+
+def test_importing_the_configuration_loads_no_kernel():
+    code = (
+        "import sys, colme.config, colme.expansion, colme.registry\n"
+        "print(' '.join(m for m in sys.modules if m.startswith('colme')))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    kernels = [m for m in loaded if re.search(r"\b(kernel|codegen|randoms|template|plots|plotting)$", m)]
+    assert not kernels, f"importing colme.config loads {kernels}"
+    assert "colme.config" in loaded
+
+
+class Incomplete(Engine):
+    """Tables and a subtitle, but neither a panel style nor its own drawing."""
+
+    name = "incomplete"
+    figure_schema = "incomplete_figure"
+
+    def tables(self, figure, params, inputs):
+        raise AssertionError("never called")
+
+    def subtitle(self, meta):
+        return ""
+
+
+class Drawn(Incomplete):
+    name = "drawn"
+
+    def draw(self, table, meta, title, pdf, png):
+        raise AssertionError("never called")
+
+
+def test_an_engine_without_a_required_hook_is_refused_naming_it():
+    registry = Registry()
+    with pytest.raises(EngineContractError, match=r"engine 'incomplete' .*required hook\(s\) \['panel_style'\]"):
+        registry.register(Incomplete())
+    assert "incomplete" not in registry
+    registry.register(Drawn())  # its own drawing: no panel style needed
+    assert list(registry) == ["drawn"]
+
+
+def test_every_registered_engine_meets_the_contract():
+    for name, engine in ENGINES.items():
+        assert engine.name == name and not missing_hooks(engine)
+
+
+def test_an_old_engine_name_is_accepted_with_a_warning():
+    from colme.config import validate_written
+
+    with pytest.warns(FutureWarning, match=r"figures\.old\.engine: engine 'colme' is the old name of 'private_colme'"):
+        config = validate_written({"figures": {"old": {"engine": "colme"}}})
+    assert config["figures"]["old"]["engine"] == "private_colme"
+
+
+def test_the_docs_name_every_registered_engine():
+    """The engine lists kept in prose (architecture, adding an engine) name each engine."""
+    for page in ("docs/architecture.md", "docs/adding_an_engine.md"):
+        text = (ROOT / page).read_text()
+        missing = [name for name in ENGINES if f"`{name}`" not in text]
+        assert not missing, f"{page} does not name the registered engine(s) {missing}"
