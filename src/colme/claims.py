@@ -697,7 +697,7 @@ def crossing(
 
 
 def _sweep_points(table: pd.DataFrame, curve: str) -> pd.DataFrame:
-    """One curve of a sweep table (``colme.sweeps``), one row per point, in table order."""
+    """One curve of a sweep table (``colme.derived.sweeps``), one row per point, in table order."""
     rows = table[table["curve"] == curve].set_index("point")
     if rows.empty:
         raise KeyError(f"curve {curve!r} not in the sweep table; curves: {sorted(table['curve'].unique())}")

@@ -182,7 +182,7 @@ class Engine:
     #: Curve keys: list-valued figure keys each of whose values is a set of curves of one
     #: kernel call (the table and supplement carry the key as a column, NaN on rows shared
     #: by every value), with the list keys zipped with them.  A sweep axis over one may run
-    #: all its values as lanes of one figure (``colme.sweeps``, ``lanes: true``).
+    #: all its values as lanes of one figure (``colme.derived.sweeps``, ``lanes: true``).
     lane_keys: Mapping[str, tuple[str, ...]] = MappingProxyType({})
 
     # --- configuration --------------------------------------------------------------------
@@ -395,7 +395,7 @@ class SimulatedEngine(Engine):
     def sweep_margins(self, supplement: pd.DataFrame) -> dict[str, float]:
         """Named predictions read off one sweep point's supplementary table, each a margin
         whose sign says whether collaboration is predicted to beat Local (> 0: it does);
-        a sweep (``colme.sweeps``) draws where each changes sign as a predicted boundary."""
+        a sweep (``colme.derived.sweeps``) draws where each changes sign as a predicted boundary."""
         return {}
 
     def table_inputs(self, figure, settings, chunk_paths):

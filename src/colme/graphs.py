@@ -24,7 +24,7 @@ def random_regular_edges(degree: int, n_agents: int, rng: np.random.Generator) -
     ``random_regular_graph``), compiled, draw for draw: it reads the same words of ``rng``
     as networkx reading it through its ``PythonRandomViaNumpyBits`` wrapper (Python's
     ``shuffle`` and ``getrandbits`` on ``Generator.bytes``), so it returns the same graph
-    and leaves ``rng`` in the same state (``tests/test_graphs.py`` checks both), 100-1000x
+    and leaves ``rng`` in the same state (``tests/core/test_graphs.py`` checks both), 100-1000x
     faster.  Rows are sorted (u < v) and lexicographically ordered so the edge order, and
     hence every floating-point sum the kernel makes over edges, is a function of the graph.
     """

@@ -8,7 +8,7 @@ for every figure of the configuration (``config.yaml`` with ``preset`` set):
   where not empty, and gzip-compressed ``<figure>_covariance.csv.gz`` and
   ``<figure>_diagnostics.csv.gz`` where the engine writes them: with them every verdict and
   measured string of ``claims.csv`` is re-derived from ``docs/`` alone
-  (``tests/test_published.py``);
+  (``tests/workflow/test_published.py``);
 * ``provenance/<figure>.json`` (settings, runs, seed, choices, versions, compute seconds);
 * ``claims.md`` / ``claims.csv`` and, when built, ``sensitivity.md`` / ``sensitivity.csv``;
 * ``build.json``: the preset, figures, claim verdict counts (paired and independent
@@ -16,7 +16,7 @@ for every figure of the configuration (``config.yaml`` with ``preset`` set):
   verdicts (causes, and re-readings apart: ``colme.claims.diagnosis_counts``), the measured
   wall time and cores, the machine, the summed compute seconds and the commit.
 
-No chunk or instance file is copied.  ``tests/test_published.py`` checks that what is
+No chunk or instance file is copied.  ``tests/workflow/test_published.py`` checks that what is
 published matches the current configuration's figures and claim ids.
 """
 

@@ -142,7 +142,7 @@ def simulate_runs(
     replay each run's stream once per group, so every curve still sees the same samples
     and noise (common random numbers).  ``dtype`` is the precision of the per-curve state,
     held in error coordinates so that float32 stays unbiased at the paper horizon
-    (``tests/test_precision.py`` checks it at t = 3e4).  With a ``progress``, each run
+    (``tests/ccolme/test_precision.py`` checks it at t = 3e4).  With a ``progress``, each run
     is simulated in segments of time steps, reported between them (``colme.progress``):
     the same numbers as one call.  ``large`` picks the kernel's layout (``kernel_source``;
     default: from ``LARGE_AGENTS`` agents): the same numbers bit for bit, only the speed

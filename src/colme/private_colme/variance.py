@@ -22,7 +22,7 @@ def student_t_quantile(two_sided_tail, z_lower, nu):
     ``z_lower`` = Phi^{-1}(two_sided_tail / 2) (negative), passed in so the caller can
     tabulate it by t.  Hill's closed form is accurate to ~1e-5 for nu >= 2.5 but only to
     ~5% for 1 < nu < 2.5, so there three Newton steps on the exact tail (incomplete beta)
-    follow; ``tests/test_variance.py`` bounds the relative error against SciPy over the
+    follow; ``tests/private_colme/test_variance.py`` bounds the relative error against SciPy over the
     tails and degrees of freedom the rule meets.  Non-integer nu >= 1 (Welch) is allowed;
     nu -> inf gives -z_lower.
     """

@@ -16,7 +16,7 @@ from colme.registry import ENGINES, stage_params
 from colme.sensitivity import to_markdown, verdict_changes
 from colme.stages import owner
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = yaml.safe_load((ROOT / "config.yaml").read_text())
 SCHEMA = load_schema()
 CONFIG = validate_config(SHIPPED, SCHEMA)

@@ -59,7 +59,7 @@ from colme.integrity import digest  # noqa: E402
 from colme.registry import ENGINES, stage_params  # noqa: E402
 from colme.stages import makers  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def rngs(seed, count):

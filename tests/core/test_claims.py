@@ -45,7 +45,7 @@ from colme.claims import (
     to_markdown,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CLAIMS = ROOT / "workflow" / "claims.yaml"
 TABLES = Path(os.environ.get("COLME_TABLES", ROOT / "docs" / "default" / "tables"))
 T = np.arange(1, 101)

@@ -13,7 +13,7 @@ from colme.derived.scaling import TIMING_COLUMNS, timing_row
 from colme.expansion import validate_config
 from colme.registry import ENGINES
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def source_files(tmp_path, name, n_agents, runs, t_max, seconds, curves=("oracle eps=1", "oracle eps=inf")):

@@ -18,7 +18,7 @@ from colme.claims import load_claims
 from colme.config import load_schema
 from colme.registry import ENGINES
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class _Links(HTMLParser):

@@ -20,7 +20,7 @@ conflicting key is enough; and a small derandomized sample of accepted configs t
 
 The CI profile (default) runs a bounded, derandomized number of examples; a deeper run:
 
-    HYPOTHESIS_PROFILE=deep python -m pytest tests/test_config_properties.py
+    HYPOTHESIS_PROFILE=deep python -m pytest tests/core/test_config_properties.py
 """
 
 import copy

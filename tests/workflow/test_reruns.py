@@ -32,7 +32,7 @@ from colme.expansion import validate_config
 from colme.provenance import canonical_json
 from colme.registry import ENGINES, figure_caption, stage_params
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = yaml.safe_load((ROOT / "config.yaml").read_text())
 SCHEMA = load_schema()
 STAGES = ("instances", "simulate", "table", "figure")
@@ -68,30 +68,32 @@ FIGURE_KEYS = {
     },
     "zoom": {"t_max": "table", "title": "figure", "source": "table"},
     "scaling": {"title": "figure", "sources": "table"},
-    # A sweep's own table reads its points' tables; its points' jobs: tests/test_sweeps.py.
+    # A sweep's own table reads its points' tables; its points' jobs: tests/derived/test_sweeps.py.
     "sweep": {"title": "figure", "base": "table", "set": "table", "axes": "table", "summary": "table"},
     "pricer": {"title": "figure"},  # every other PriCER key: "table"
 }
 
 #: Top-level keys: the earliest stage per engine ("pricer_random": trust/connectivity kinds).
 TOP_KEYS = {
-    "seed": {"ccolme": "instances", "private_colme": "instances", "oracle": None, "zoom": None, "scaling": None,
-             "pricer": "table", "pricer_feasible_set": None},
-    "precision": {"ccolme": "simulate", "private_colme": None, "oracle": None, "zoom": None, "scaling": None, "pricer": None},
-    "population.sigma": {"ccolme": "simulate", "private_colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
-                         "pricer": None},
-    "population.means": {"ccolme": "simulate", "private_colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
-                         "pricer": None},
-    "population.means+": {"ccolme": "instances", "private_colme": "instances", "oracle": "table", "zoom": None, "scaling": None,
-                          "pricer": None},
-    "t_max": {"ccolme": "simulate", "private_colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
-              "pricer": None},
-    "grid_linear": {"ccolme": "simulate", "private_colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
-                    "pricer": None},
-    "grid_log": {"ccolme": "simulate", "private_colme": "simulate", "oracle": "table", "zoom": None, "scaling": None,
-                 "pricer": None},
+    "seed": {"ccolme": "instances", "private_colme": "instances", "oracle": None, "zoom": None,
+             "scaling": None, "pricer": "table", "pricer_feasible_set": None},
+    "precision": {"ccolme": "simulate", "private_colme": None, "oracle": None, "zoom": None,
+                  "scaling": None, "pricer": None},
+    "population.sigma": {"ccolme": "simulate", "private_colme": "simulate", "oracle": "table", "zoom": None,
+                         "scaling": None, "pricer": None},
+    "population.means": {"ccolme": "simulate", "private_colme": "simulate", "oracle": "table", "zoom": None,
+                         "scaling": None, "pricer": None},
+    "population.means+": {"ccolme": "instances", "private_colme": "instances", "oracle": "table", "zoom": None,
+                          "scaling": None, "pricer": None},
+    "t_max": {"ccolme": "simulate", "private_colme": "simulate", "oracle": "table", "zoom": None,
+              "scaling": None, "pricer": None},
+    "grid_linear": {"ccolme": "simulate", "private_colme": "simulate", "oracle": "table", "zoom": None,
+                    "scaling": None, "pricer": None},
+    "grid_log": {"ccolme": "simulate", "private_colme": "simulate", "oracle": "table", "zoom": None,
+                 "scaling": None, "pricer": None},
     # which figures the default target builds: no job's params
-    "targets": {"ccolme": None, "private_colme": None, "oracle": None, "zoom": None, "scaling": None, "pricer": None},
+    "targets": {"ccolme": None, "private_colme": None, "oracle": None, "zoom": None, "scaling": None,
+                "pricer": None},
 }
 
 

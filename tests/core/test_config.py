@@ -13,7 +13,7 @@ from colme.config import ConfigError, resolve_figure
 from colme.expansion import validate_config
 from colme.timegrid import time_grid
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
 
 

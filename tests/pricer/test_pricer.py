@@ -512,7 +512,7 @@ def test_shipped_pricer_variants():
 
     from colme.expansion import validate_config
 
-    shipped = yaml.safe_load((Path(__file__).resolve().parents[1] / "config.yaml").read_text())
+    shipped = yaml.safe_load((Path(__file__).resolve().parents[2] / "config.yaml").read_text())
     figures = validate_config(shipped)["figures"]
     base = figures["pricer_fig3"]
     assert (base["eps_self"], base["trust_pattern"], base["reciprocity"], base["d"], base["p_c"]) == (

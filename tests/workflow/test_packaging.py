@@ -20,7 +20,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 ENVIRONMENT = yaml.safe_load((ROOT / "environment.yml").read_text())
 LOCK_LINE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([A-Za-z0-9.+!_-]+)$")
@@ -190,7 +190,7 @@ def test_slurm_profile_and_docs_use_options_the_plugin_has():
     used = {"--" + key for key in profile if key.startswith("slurm-")}
     for page in (ROOT / "README.md", ROOT / "docs" / "cluster.md"):
         used |= set(re.findall(r"--slurm-[a-z-]*[a-z]", page.read_text()))
-    used |= set(re.findall(r"--slurm-[a-z-]*[a-z]", (ROOT / "tests" / "test_slurm.py").read_text()))
+    used |= set(re.findall(r"--slurm-[a-z-]*[a-z]", (ROOT / "tests" / "workflow" / "test_slurm.py").read_text()))
     assert {"--slurm-logdir", "--slurm-efficiency-report", "--slurm-status-command"} <= used
     assert used <= options, f"not options of the installed plugin: {sorted(used - options)}"
     floor = next(r for r in declared() if r.name == "snakemake-executor-plugin-slurm")

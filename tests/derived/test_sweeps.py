@@ -1,4 +1,4 @@
-"""Sweeps (colme.sweeps): points, validation, summaries, overlays, claims and the DAG.
+"""Sweeps (colme.derived.sweeps): points, validation, summaries, overlays, claims and the DAG.
 
 The end-to-end test builds a tiny sweep with Snakemake, checks a point against its base
 figure bit for bit, and plans the addition of one value with a real `snakemake -n`.

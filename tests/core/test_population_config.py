@@ -15,7 +15,7 @@ from colme.config import ConfigError, load_schema, resolve_figure
 from colme.expansion import validate_config
 from colme.registry import ENGINES
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = load_schema()
 FIGURE = {"engine": "ccolme", "n_agents": 30, "degree": 4, "eps": [1, math.inf], "theta_k": [7, 6],
           "t_max": 50, "runs": 4, "chunk_runs": 2, "grid": {"linear": 5, "log": 3}}
