@@ -15,14 +15,13 @@ import numpy as np
 
 from colme.ccolme.randoms import run_key
 from colme.ccolme.rules import (
-    OPTIMISTIC_RADII,
     WEIGHT_OFFSETS,
-    acceptance_threshold,
     alpha_table,
     difference_beta,
     laplace_beta_dp,
     mixing_matrix,
     noisy_mean_beta,
+    theta_schedule,
 )
 from colme.ccolme.spec import PanelSpec
 from colme.graphs import adjacency
@@ -40,7 +39,8 @@ def reference_run(
     """
     population = spec.population
     n_agents = spec.n_agents
-    rules = spec.curve_arrays()["rule"]
+    panel_rules = spec.decision_rules()
+    decision_rules = [panel_rules[code] for code in spec.curve_arrays()["rule"]]
     mu = population.agent_means(classes) if agent_means is None else agent_means
     laws = [population.laws[c] for c in classes]
     sigma = np.array([law.sigma for law in laws])
@@ -76,15 +76,14 @@ def reference_run(
         local_mean = sample_sum / t
         for c in range(n_curves):
             noisy = (sample_sum + noise_sd[c] * noise_sum) / t
-            if rules[c] == 0:
+            if decision_rules[c].by_class:
                 chi = adj & same
             else:
-                threshold = np.array([[acceptance_threshold(
-                    rules[c], t, spec.curves[c].theta_k, sigma[a], sigma[b],
+                threshold = np.array([[decision_rules[c].threshold(
+                    t, sigma[a], sigma[b], noise_sd[c, a], noise_sd[c, b],
                     difference_beta(beta_bar[c, a], beta_bar[c, b], sigma[a], sigma[b], noise_sd[c, a], noise_sd[c, b],
                                     spec.bernstein_beta),
-                    noise_sd[c, a], noise_sd[c, b], degree,
-                    n_agents, spec.optimistic_delta, OPTIMISTIC_RADII[spec.optimistic_radius],
+                    theta_schedule(t, spec.curves[c].theta_k), degree, n_agents,
                 ) for b in range(n_agents)] for a in range(n_agents)])
                 chi = adj & (np.abs(noisy[:, None] - noisy[None, :]) < threshold)
             sets = chi | np.eye(n_agents, dtype=bool)  # C_a^(t) includes a

@@ -5,9 +5,8 @@ import math
 import numpy as np
 import pytest
 
+from colme.ccolme.decision_rules import builtin_rules
 from colme.ccolme.rules import (
-    OPTIMISTIC_RADII,
-    acceptance_threshold,
     alpha_table,
     bernstein_threshold,
     difference_beta,
@@ -22,6 +21,15 @@ from colme.privacy import laplace_sigma_dp
 
 SIGMA = 0.5
 L = SIGMA * math.sqrt(3)
+BUILTIN = builtin_rules()
+
+
+def threshold(rule, t, k, sigma_dp, beta_pair=0.0, **options):
+    """A built-in rule's threshold for two agents with data sd SIGMA and noise ``sigma_dp``,
+    r = 5, M = 200 (``options``: the optimistic rule's delta and closed_early)."""
+    rule = builtin_rules(**options)[rule]
+    theta = theta_schedule(t, k) if not math.isnan(k) else math.nan
+    return rule.threshold(t, SIGMA, SIGMA, sigma_dp, sigma_dp, beta_pair, theta, 5.0, 200)
 
 
 @pytest.mark.parametrize("k", [5, 6, 7, 8])
@@ -30,8 +38,8 @@ def test_theta_is_two_exactly_until_one_point_five_to_the_k(k):
     last_closed = math.floor(1.5**k)
     assert theta_schedule(last_closed, k) == 2.0
     assert theta_schedule(last_closed + 1, k) < 2.0
-    assert acceptance_threshold(1, last_closed, k, SIGMA, SIGMA, 2.0, 0.0, 0.0, 20.0, 200, 1.0, 0) == 0.0
-    assert acceptance_threshold(1, last_closed + 1, k, SIGMA, SIGMA, 2.0, 0.0, 0.0, 20.0, 200, 1.0, 0) > 0.0
+    assert threshold("bernstein", last_closed, k, 0.0, beta_pair=2.0) == 0.0
+    assert threshold("bernstein", last_closed + 1, k, 0.0, beta_pair=2.0) > 0.0
 
 
 def test_bernstein_threshold_closed_form():
@@ -70,9 +78,8 @@ def test_optimistic_radius_formula():
     t = 50
     by_hand = math.sqrt(2 * (sigma_dp**2 + SIGMA**2) / t * (1 + 1 / t) * math.log(4 * 5 * 200 * math.sqrt(t + 1)))
     assert optimistic_radius(t, SIGMA, sigma_dp, 5.0, 200, 1.0) == pytest.approx(by_hand, rel=1e-12)
-    optimistic = acceptance_threshold(2, t, math.nan, SIGMA, SIGMA, 0.0, sigma_dp, sigma_dp, 5.0, 200, 1.0, 0)
-    assert optimistic == pytest.approx(2 * by_hand)
-    assert acceptance_threshold(0, t, math.nan, SIGMA, SIGMA, 0.0, sigma_dp, sigma_dp, 5.0, 200, 1.0, 0) < 0  # oracle
+    assert threshold("optimistic", t, math.nan, sigma_dp) == pytest.approx(2 * by_hand)
+    assert threshold("oracle", t, math.nan, sigma_dp) < 0 and BUILTIN["oracle"].by_class  # accepts by class
 
 
 def test_optimistic_radius_closed_early_as_seed_000_prints_it():
@@ -81,11 +88,10 @@ def test_optimistic_radius_closed_early_as_seed_000_prints_it():
     t = 50
     by_hand = math.sqrt(2 * (sigma_dp**2 + SIGMA**2) / t) * (1 + 1 / t) * math.log(4 * 5 * 200 * math.sqrt(t + 1))
     assert optimistic_radius(t, SIGMA, sigma_dp, 5.0, 200, 1.0, True) == pytest.approx(by_hand, rel=1e-12)
-    closed_early = OPTIMISTIC_RADII["sqrt_closed_early"]
-    threshold = acceptance_threshold(2, t, math.nan, SIGMA, SIGMA, 0.0, sigma_dp, sigma_dp, 5.0, 200, 1.0, closed_early)
-    assert threshold == pytest.approx(2 * by_hand)
+    early = threshold("optimistic", t, math.nan, sigma_dp, closed_early=True)
+    assert early == pytest.approx(2 * by_hand)
     # ln(4 r M sqrt(t + 1)) ~ 10.6 > 1: closing the root early widens the radius.
-    assert threshold > acceptance_threshold(2, t, math.nan, SIGMA, SIGMA, 0.0, sigma_dp, sigma_dp, 5.0, 200, 1.0, 0)
+    assert early > threshold("optimistic", t, math.nan, sigma_dp)
 
 
 def test_difference_beta_of_section_2d():

@@ -12,9 +12,10 @@ import sys
 import warnings
 from pathlib import Path
 
+from .decision_rules import builtin_rules
 from .template import kernel_module_source
 
-_KERNELS: dict[tuple[int, bool, bool], object] = {}
+_KERNELS: dict[tuple, object] = {}
 
 
 def _kernel_folder() -> Path:
@@ -26,23 +27,25 @@ def _kernel_folder() -> Path:
     return Path(cache_home) / "colme" / "kernels"
 
 
-def build_kernel(lanes: int, mixed: bool = False, cache: bool = True, large: bool = False):
+def build_kernel(lanes: int, mixed: bool = False, cache: bool = True, large: bool = False, rules=None):
     """Compile-on-call dispatcher of the kernel for ``lanes`` curves (``mixed``: agents
-    that differ; ``large``: the layout for large graphs; ``kernel_source``).
+    that differ; ``large``: the layout for large graphs; ``kernel_source``) and the panel's
+    decision ``rules`` (``PanelSpec.decision_rules``; a researcher's rule enters the
+    generated source by its file's digest, so an edited file compiles a new kernel).
 
     With ``cache``, the generated module is written once to ``_kernel_folder()`` under a
     name hashing its source and the modules it calls, and Numba caches its machine code
     there like any module's: later processes skip the compilation (~4 s per precision).
     Without it, or if the folder is not writable, the source is compiled in memory.
     """
-    source = kernel_module_source(lanes, mixed, large)
+    source = kernel_module_source(lanes, mixed, large, rules)
     variant = f"{lanes}{'_mixed' if mixed else ''}{'_large' if large else ''}"
     namespace = {"__name__": f"colme_consensus_kernel_{variant}"}
     if cache:
         here = Path(__file__).resolve().parent
         digest = hashlib.sha256(source.encode())
-        for path in (here / "randoms.py", here / "rules.py", here.parent / "privacy.py", here.parent / "_jit.py",
-                     here.parent / "populations.py"):
+        for path in (here / "randoms.py", here / "rules.py", here / "decision_rules.py", here.parent / "privacy.py",
+                     here.parent / "_jit.py", here.parent / "populations.py"):
             digest.update(path.read_bytes())
         name = f"consensus_kernel_{variant}_{digest.hexdigest()[:16]}"
         try:
@@ -66,9 +69,12 @@ def build_kernel(lanes: int, mixed: bool = False, cache: bool = True, large: boo
     return namespace["kernel"]
 
 
-def compiled_kernel(lanes: int, mixed: bool = False, large: bool = False):
+def compiled_kernel(lanes: int, mixed: bool = False, large: bool = False, rules=None):
     """The kernel for ``lanes`` curves (``mixed``: agents that differ; ``large``: the
-    layout for large graphs), built once per process and variant."""
-    if (lanes, mixed, large) not in _KERNELS:
-        _KERNELS[lanes, mixed, large] = build_kernel(lanes, mixed, large=large)
-    return _KERNELS[lanes, mixed, large]
+    layout for large graphs) and decision ``rules``, built once per process and variant
+    (the rules' functions and parameter counts make the variant, not their values)."""
+    rules = tuple(builtin_rules().values()) if rules is None else tuple(rules)
+    key = (lanes, mixed, large, tuple((rule.kernel_import("rule"), len(rule.params)) for rule in rules))
+    if key not in _KERNELS:
+        _KERNELS[key] = build_kernel(lanes, mixed, large=large, rules=rules)
+    return _KERNELS[key]

@@ -15,6 +15,7 @@ from ..graphs import FAMILY_KEYS, expected_mean_degree, graph_params, graph_prob
 from ..instances import make_family_instances
 from ..timegrid import figure_grid
 from .choices import CHOICES, ccolme_population_choices, graph_choice
+from .decision_rules import BUILTIN, builtin_rules, file_digest, user_rule
 from .spec import DIAGNOSTICS, Curve, PanelSpec
 from .tables import bound_table, curve_fields, theorem1_frames
 
@@ -36,6 +37,17 @@ class ConsensusEngine(SimulatedEngine):
     lane_keys = MappingProxyType({"eps": ("theta_k",)})
 
     def check(self, settings, where, config):
+        own = settings.get("decision_rules") or {}
+        for name in own:
+            if name in BUILTIN:
+                raise ConfigError(f"{where}.decision_rules.{name}: {name!r} is a built-in rule's name; "
+                                  f"give yours another (built-in: {list(BUILTIN)})")
+        for index, name in enumerate(settings["rules"]):
+            if name not in BUILTIN and name not in own:
+                raise ConfigError(f"{where}.rules[{index}]: {name!r} is neither a built-in rule {list(BUILTIN)} "
+                                  f"nor one of decision_rules {sorted(own)}")
+            if name in own:
+                user_rule(name, own[name], where)
         if len(settings["theta_k"]) != len(settings["eps"]):
             raise ConfigError(
                 f"{where}.theta_k has {len(settings['theta_k'])} entries but eps has "
@@ -95,12 +107,30 @@ class ConsensusEngine(SimulatedEngine):
         params = super().numeric_params(settings)
         if not params.get("privacy_mixes"):  # none: the params of before mixes, bit for bit
             params.pop("privacy_mixes", None)
+        params.pop("decision_rules", None)
+        used = self.user_rules(settings)
+        if used:  # the rules' files enter by their digests: an edit reruns exactly their figures
+            params["decision_rules"] = used
         graph = self.graph(settings)
         params.pop("graph", None)
         if graph is not None:
             params.pop("degree", None)
             params["graph"] = graph
         return params
+
+    @staticmethod
+    def user_rules(settings: dict) -> dict:
+        """The researcher's rules a figure's curves use, each with its file's sha256 (kept
+        from params; a missing file has none, and ``check`` names it)."""
+        own = settings.get("decision_rules") or {}
+        used = {}
+        for name in settings["rules"]:
+            if name in own:
+                entry = {"params": {}, **own[name]}
+                if "sha256" not in entry:
+                    entry["sha256"] = file_digest(entry["file"]) if Path(entry["file"]).is_file() else None
+                used[name] = entry
+        return used
 
     def instance_params(self, settings: dict) -> dict:
         params = super().instance_params(settings)
@@ -127,13 +157,16 @@ class ConsensusEngine(SimulatedEngine):
         )
 
     def spec(self, params: dict) -> PanelSpec:
+        user = tuple(user_rule(name, entry, "decision_rules", check=False)
+                     for name, entry in self.user_rules(params).items())
+        rules = builtin_rules() | {rule.name: rule for rule in user}
         curves = tuple(
             curve
             for rule in params["rules"]
             for curve in (
-                *(Curve(rule, float(eps), float(k) if rule == "bernstein" else math.nan)
+                *(Curve(rule, float(eps), float(k) if rules[rule].uses_theta else math.nan)
                   for eps, k in zip(params["eps"], params["theta_k"], strict=True)),
-                *(Curve(rule, math.nan, float(mix["theta_k"]) if rule == "bernstein" else math.nan,
+                *(Curve(rule, math.nan, float(mix["theta_k"]) if rules[rule].uses_theta else math.nan,
                         tuple((float(e), float(share)) for e, share in zip(mix["eps"], mix["shares"], strict=True)))
                   for mix in params.get("privacy_mixes", ())),
             )
@@ -150,6 +183,7 @@ class ConsensusEngine(SimulatedEngine):
             optimistic_delta=params["optimistic_delta"],
             optimistic_radius=params["optimistic_radius"],
             bernstein_beta=params["bernstein_beta"],
+            user_rules=user,
         )
 
     def run_kernel(self, spec, params, instances, generators, diagnostics, progress):

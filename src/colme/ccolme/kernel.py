@@ -161,7 +161,7 @@ def simulate_runs(
                      "pair_beta", "pair_noise_a", "pair_noise_b")
     }
     params = {
-        key: np.concatenate([value, np.repeat(value[-1:], padded - n_curves)])
+        key: np.concatenate([value, np.repeat(value[-1:], padded - n_curves, axis=0)])
         for key, value in spec.curve_arrays().items()
     }
     alpha_table(spec.alpha_schedule, 1)  # validates the schedule's name
@@ -180,7 +180,7 @@ def simulate_runs(
     if large is None:
         large = spec.n_agents >= LARGE_AGENTS
     workspace = Workspace.allocate(spec.n_agents, edges.shape[1], lanes, dtype, n_profiles**2, large)
-    kernel = compiled_kernel(lanes, mixed, large)
+    kernel = compiled_kernel(lanes, mixed, large, spec.decision_rules())
     if progress is not None:
         progress.begin(n_runs * groups * spec.t_max)
     mse = np.empty((n_runs, padded, len(t_record)))
@@ -190,8 +190,6 @@ def simulate_runs(
     panel = population.kernel_laws() | {
         "half_width": shared.half_width,
         "sigma": shared.sigma,
-        "delta": float(spec.optimistic_delta),
-        "radius_form": OPTIMISTIC_RADII[spec.optimistic_radius],
         "weight_offset": weight_offset,
         "one": dtype(1),
         "block_scale": dtype(block_scale),

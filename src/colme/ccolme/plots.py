@@ -12,6 +12,8 @@ from ..plotting import PanelStyle, palette
 
 #: Line style per decision rule, as in seed 002 Fig. 1.
 RULE_STYLES = {"oracle": "-", "bernstein": ":", "optimistic": "-."}
+#: Line styles of a researcher's own rules, in the order the panel lists them.
+USER_STYLES = ((0, (6, 2)), (0, (1, 1, 4, 1)), (0, (3, 1, 1, 1, 1, 1)), (0, (8, 2, 2, 2)))
 
 
 def _eps_label(eps: float) -> str:
@@ -36,13 +38,15 @@ def panel_style(table: pd.DataFrame) -> PanelStyle:
     levels = sorted({p for p in privacy.values() if not isinstance(p, str)})
     levels += list(dict.fromkeys(p for p in privacy.values() if isinstance(p, str)))  # mixes, as listed
     colours = palette(levels)
+    own = [r for r in dict.fromkeys(simulated["rule"]) if r not in RULE_STYLES]
+    styles = RULE_STYLES | {r: USER_STYLES[i % len(USER_STYLES)] for i, r in enumerate(own)}
     lines = {
-        name: (colours[privacy[name]], RULE_STYLES.get(rows["rule"].iloc[0], "-"))
+        name: (colours[privacy[name]], styles[rows["rule"].iloc[0]])
         for name, rows in simulated.groupby("curve")
     }
     handles = [plt.Line2D([], [], color=colours[p], lw=2, label=_privacy_label(p)) for p in levels]
-    rules = [r for r in RULE_STYLES if r in set(simulated["rule"])]
-    handles += [plt.Line2D([], [], color="k", ls=RULE_STYLES[r], label=r) for r in rules]
+    rules = [r for r in styles if r in set(simulated["rule"])]
+    handles += [plt.Line2D([], [], color="k", ls=styles[r], label=r) for r in rules]
     eps_colours = {_eps_label(e): colours[e] for e in levels if not isinstance(e, str)}
     bands = [
         (rows, eps_colours.get(_eps_label(eps), "grey"))

@@ -1,13 +1,14 @@
-"""Decision rules, confidence schedules, mixing weights and step sizes of Private-C-ColME.
+"""Thresholds, confidence schedules, mixing weights and step sizes of Private-C-ColME.
 
 Everything here follows seed 002 (Yakimenka et al., "Communication-Constrained Private
 Decentralized Online Personalized Mean Estimation"), Sec. III.  The scalar threshold
 functions are compiled with Numba so the simulation kernel (generated from
 ``ccolme.template``) and the tests call the very same code.
 
-All three rules are symmetric in (a, b), also between agents with different data or noise
-levels (a population with per-class sigma, a privacy mix), so the mixing matrix of eq. (2)
-is doubly stochastic.
+The decision rules built from these thresholds, and a researcher's own, are
+``decision_rules``'s.  All three rules are symmetric in (a, b), also between agents with
+different data or noise levels (a population with per-class sigma, a privacy mix), so the
+mixing matrix of eq. (2) is doubly stochastic.
 """
 
 from __future__ import annotations
@@ -16,9 +17,6 @@ import math
 
 import numba
 import numpy as np
-
-#: Rule codes used by the kernel; the names are the config's ``rules`` values.
-RULES = {"oracle": 0, "bernstein": 1, "optimistic": 2}
 
 #: Mixing weight 1/(max(|C_a|, |C_b|) + offset): eq. (2) uses +1 with |C| counting the
 #: agent itself; standard Metropolis weights (the public C-ColME code) use +0.
@@ -115,29 +113,6 @@ def optimistic_radius(t, sigma, sigma_dp, degree, n_agents, delta, closed_early=
     if closed_early:
         return math.sqrt(scale) * (1.0 + 1.0 / t) * log_term
     return math.sqrt(scale * (1.0 + 1.0 / t) * log_term)
-
-
-@numba.njit(cache=True)
-def acceptance_threshold(rule, t, theta_k, sigma_a, sigma_b, beta_pair, sigma_dp_a, sigma_dp_b, degree, n_agents,
-                         delta, radius_form):
-    """Distance threshold of one curve at time t for a pair of agents with data standard
-    deviations ``sigma_a``, ``sigma_b`` and noise levels ``sigma_dp_a``, ``sigma_dp_b``.
-
-    ``beta_pair``: the Bernstein parameter of the difference (``difference_beta``);
-    ``radius_form``: a value of ``OPTIMISTIC_RADII``; the optimistic rule accepts within
-    radius(a) + radius(b) (2 radius, bit for bit, for equal agents).  Oracle curves return
-    -1: the kernel accepts them by class, never by distance.  The optimistic rule's ``<=``
-    and the Bernstein rule's ``<`` differ only on a null event for continuous data, so the
-    kernel uses ``<`` for both.
-    """
-    if rule == 1:
-        theta = theta_schedule(t, theta_k)
-        return bernstein_threshold(t, theta, sigma_a, sigma_b, beta_pair, sigma_dp_a, sigma_dp_b)
-    if rule == 2:
-        closed_early = radius_form == 1
-        return (optimistic_radius(t, sigma_a, sigma_dp_a, degree, n_agents, delta, closed_early)
-                + optimistic_radius(t, sigma_b, sigma_dp_b, degree, n_agents, delta, closed_early))
-    return -1.0
 
 
 def alpha_table(schedule: str, t_max: int) -> np.ndarray:

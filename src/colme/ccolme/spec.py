@@ -13,7 +13,8 @@ import numpy as np
 
 from ..populations import Population
 from ..privacy import laplace_sigma_dp
-from .rules import RULES, difference_beta, laplace_beta_dp, noisy_mean_beta
+from .decision_rules import DecisionRule, builtin_rules
+from .rules import difference_beta, laplace_beta_dp, noisy_mean_beta
 
 #: Per recorded t and curve: the rule's type-I rate (same-class edges rejected), type-II
 #: rate (other-class edges accepted) and the share of agents whose C_a changed at that
@@ -84,6 +85,8 @@ class PanelSpec:
     optimistic_delta: float = 1.0
     optimistic_radius: str = "sqrt_over_all"  # a key of rules.OPTIMISTIC_RADII
     bernstein_beta: str = "sec3c1"  # a value of rules.BERNSTEIN_BETAS
+    #: A researcher's own decision rules (``decision_rules.user_rule``), by the names curves use.
+    user_rules: tuple[DecisionRule, ...] = ()
 
     @property
     def t_max(self) -> int:
@@ -100,13 +103,33 @@ class PanelSpec:
         """Privacy levels per curve: the largest mix's (1 without mixes)."""
         return max(len(c.mix) or 1 for c in self.curves)
 
+    def decision_rules(self) -> tuple[DecisionRule, ...]:
+        """The panel's decision rules, a curve's rule code being its rule's index: the
+        built-in ones (always all three, so that every panel without a rule of its own runs
+        one compiled kernel), with the panel's options bound, then the researcher's own
+        that its curves use (``user_rules``)."""
+        rules = builtin_rules(self.optimistic_delta, self.optimistic_radius == "sqrt_closed_early")
+        used = set(c.rule for c in self.curves)
+        return (*rules.values(), *(rule for rule in self.user_rules if rule.name in used))
+
     def curve_arrays(self) -> dict[str, np.ndarray]:
-        """Per-curve parameters as arrays for the kernel: rule code, sigma_DP, the Bernstein
-        parameter of a noisy difference (``difference_beta`` of two agents' beta~), k.
-        sigma_DP and the pair's beta are those of the shared law (NaN in a mixed panel,
-        whose kernel reads ``profile_arrays`` instead)."""
+        """Per-curve parameters as arrays for the kernel: rule code (an index into
+        ``decision_rules``), whether the rule accepts by class, the rule's own parameters
+        (curves, most parameters of a panel rule), sigma_DP, the Bernstein parameter of a
+        noisy difference (``difference_beta`` of two agents' beta~), k.  sigma_DP and the
+        pair's beta are those of the shared law (NaN in a mixed panel, whose kernel reads
+        ``profile_arrays`` instead)."""
+        rules = self.decision_rules()
+        code = {rule.name: index for index, rule in enumerate(rules)}
+        width = max(1, *(len(rule.params) for rule in rules))
+        rule_params = np.zeros((len(self.curves), width))
+        for row, curve in enumerate(self.curves):
+            values = [value for _, value in rules[code[curve.rule]].params]
+            rule_params[row, : len(values)] = values
         arrays = {
-            "rule": np.array([RULES[c.rule] for c in self.curves], dtype=np.int64),
+            "rule": np.array([code[c.rule] for c in self.curves], dtype=np.int64),
+            "by_class": np.array([rules[code[c.rule]].by_class for c in self.curves], dtype=np.float64),
+            "rule_params": rule_params,
             "theta_k": np.array([c.theta_k for c in self.curves], dtype=np.float64),
         }
         if self.mixed:

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 
+from .decision_rules import builtin_rules
+
 _TEMPLATE = '''
 @step
 def prefetch_row(array, row):
@@ -61,14 +63,16 @@ def receive(counter, half_width, agent_class, law_code, law_a0, law_a1, law_a2, 
 
 
 @step
-def set_thresholds(t, rule, sigma_dp, beta_pair, theta_k, pair_sigma_a, pair_sigma_b, pair_beta, pair_noise_a,
-                   pair_noise_b, sigma, degree, n_agents, delta, radius_form, threshold, pair_threshold):
-    """The decision rule's threshold at t (Sec. III-C): one per lane, or one per profile
-    pair and lane when agents differ."""
-    threshold[@] = acceptance_threshold(rule[@], t, theta_k[@], sigma, sigma, beta_pair[@], sigma_dp[@], sigma_dp[@], degree, n_agents, delta, radius_form)  #:shared
+def set_thresholds(t, rule, sigma_dp, beta_pair, theta_k, rule_params, pair_sigma_a, pair_sigma_b, pair_beta,
+                   pair_noise_a, pair_noise_b, sigma, degree, n_agents, threshold, pair_threshold):
+    """The decision rule's threshold at t (Sec. III-C; ``decision_rules``), with the
+    confidence schedule theta_t at the lane's k: one per lane, or one per profile pair and
+    lane when agents differ."""
+    theta@ = theta_schedule(t, theta_k[@])
+    threshold[@] = acceptance_threshold(rule[@], t, sigma, sigma, sigma_dp[@], sigma_dp[@], beta_pair[@], theta@, degree, n_agents, rule_params, U@)  #:shared
     for q in range(pair_sigma_a.shape[0] // LANES):  #:mixed
         rq = np.uint64(q) * LANES  #:mixed
-        pair_threshold[rq + U@] = acceptance_threshold(rule[@], t, theta_k[@], pair_sigma_a[rq + U@], pair_sigma_b[rq + U@], pair_beta[rq + U@], pair_noise_a[rq + U@], pair_noise_b[rq + U@], degree, n_agents, delta, radius_form)  #:mixed
+        pair_threshold[rq + U@] = acceptance_threshold(rule[@], t, pair_sigma_a[rq + U@], pair_sigma_b[rq + U@], pair_noise_a[rq + U@], pair_noise_b[rq + U@], pair_beta[rq + U@], theta@, degree, n_agents, rule_params, U@)  #:mixed
 
 
 @step
@@ -89,14 +93,14 @@ def publish(t, sigma_dp, agent_noise, one, sample_sum, noise_sum, noisy, set_siz
 
 
 @step
-def decide(rule, indptr, upper, neighbour_row, edge_row, offset, same, profile_row, profile_col, one,
+def decide(by_class, indptr, upper, neighbour_row, edge_row, offset, same, profile_row, profile_col, one,
            weight_offset, threshold, pair_threshold, noisy, accepted, set_size, flips, inverse_weight):
     """Lines 6-7, the decision rule chi_a^(t)(b) = chi_b^(t)(a), once per edge {a, b} from
     its lower end a (neighbours k >= upper[a] have b > a): |C_a^(t)|, |C_b^(t)| and whether
     C^(t) != C^(t-1) accumulate at both ends.  Returns each lane's count of changes (> 0
     iff some C_a^(t) changed)."""
     zero = one - one
-    oracle@ = one if rule[@] == 0 else zero
+    oracle@ = one if by_class[@] > 0.0 else zero
     limit@ = threshold[@]  #:shared
     changes@ = zero
     for a in range(indptr.shape[0] - 1):
@@ -226,7 +230,7 @@ def kernel(
     # The run: its graph (CSR; rows premultiplied by LANES), classes, means, stream key.
     indptr, upper, neighbour_row, edge_row, offset, same, agent_means, key,
     # The lane group's curves (keys of PanelSpec.curve_arrays).
-    rule, sigma_dp, beta_pair, theta_k,
+    rule, by_class, rule_params, sigma_dp, beta_pair, theta_k,
     # Mixed panels only (``kernel_source(lanes, mixed=True)``; ``PanelSpec.agent_profiles``
     # and ``profile_arrays``): each class's law, each agent's noise level and profile
     # row/column per lane, and the parameters of each profile pair's threshold per lane.
@@ -234,7 +238,7 @@ def kernel(
     profile_col, pair_sigma_a, pair_sigma_b, pair_beta, pair_noise_a, pair_noise_b,
     # The panel's population, options and recorded times; this call runs t_first..t_last
     # (t_first = 1 starts the run; a later call resumes it from the scratch arrays).
-    half_width, sigma, degree, delta, radius_form, weight_offset, one, block_scale, block_shift,
+    half_width, sigma, degree, weight_offset, one, block_scale, block_shift,
     per_agent_reset, global_reset, t_record, t_first, t_last,
     # Outputs.
     mse_out, diagnostics_out,
@@ -254,10 +258,10 @@ def kernel(
     for t in range(t_first, t_last + 1):
         counter = receive(counter, half_width, agent_class, law_code, law_a0, law_a1, law_a2, quantiles,
                           sample_sum, noise_sum)
-        set_thresholds(t, rule, sigma_dp, beta_pair, theta_k, pair_sigma_a, pair_sigma_b, pair_beta, pair_noise_a,
-                       pair_noise_b, sigma, degree, n_agents, delta, radius_form, threshold, pair_threshold)
+        set_thresholds(t, rule, sigma_dp, beta_pair, theta_k, rule_params, pair_sigma_a, pair_sigma_b, pair_beta,
+                       pair_noise_a, pair_noise_b, sigma, degree, n_agents, threshold, pair_threshold)
         publish(t, sigma_dp, agent_noise, one, sample_sum, noise_sum, noisy, set_size, flips)
-        changes = decide(rule, indptr, upper, neighbour_row, edge_row, offset, same, profile_row, profile_col, one,
+        changes = decide(by_class, indptr, upper, neighbour_row, edge_row, offset, same, profile_row, profile_col, one,
                          weight_offset, threshold, pair_threshold, noisy, accepted, set_size, flips, inverse_weight)
         consensus(changes, indptr, neighbour_row, edge_row, offset, one, block_scale, block_shift, per_agent_reset,
                   global_reset, accepted, inverse_weight, noisy, flips, clock, error, error_next)
@@ -304,24 +308,52 @@ def kernel_source(lanes: int, mixed: bool = False, large: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def kernel_module_source(lanes: int, mixed: bool = False, large: bool = False) -> str:
+def dispatch_source(rules) -> str:
+    """``acceptance_threshold``, the generated kernel's threshold of a lane's rule code: a
+    branch per rule of the panel (``PanelSpec.decision_rules``, code = index), each calling
+    the rule's function (compiled into the kernel) with the fixed arguments and the lane's
+    parameters (``rule_params[lane, :]``)."""
+    lines = [line for index, rule in enumerate(rules) for line in rule.kernel_import(f"rule_{index}").splitlines()]
+    lines += [
+        "@step",
+        "def acceptance_threshold(rule, t, sigma_a, sigma_b, sigma_dp_a, sigma_dp_b, beta_pair, theta, degree,",
+        "                         n_agents, rule_params, lane):",
+    ]
+    for index, rule in enumerate(rules):
+        own = "".join(f", rule_params[lane, {j}]" for j in range(len(rule.params)))
+        call = (f"rule_{index}(t, sigma_a, sigma_b, sigma_dp_a, sigma_dp_b, beta_pair, theta, degree, "
+                f"n_agents{own})")
+        if index < len(rules) - 1:
+            lines += [f"    if rule == {index}:", f"        return {call}"]
+        else:
+            lines += [f"    return {call}"]
+    return "\n".join(lines) + "\n"
+
+
+def kernel_module_source(lanes: int, mixed: bool = False, large: bool = False, rules=None) -> str:
     """A Python module defining ``kernel``, the no-alias compiled kernel for ``lanes`` curves
-    (``mixed``: agents that differ; ``large``: the layout for large graphs; ``kernel_source``)."""
+    (``mixed``: agents that differ; ``large``: the layout for large graphs; ``kernel_source``)
+    with the panel's decision ``rules`` compiled in (``dispatch_source``; default: the
+    built-in ones, codes 0, 1, 2 for oracle, bernstein, optimistic)."""
+    rules = tuple(builtin_rules().values()) if rules is None else tuple(rules)
     package = __package__ or "colme.ccolme"
     root = package.rpartition(".")[0]
     constants = "\n".join(f"U{c} = np.uint64({c})" for c in range(lanes))
+    names = ", ".join(rule.name for rule in rules)
     return (
-        f'"""Generated by {package}.template.kernel_module_source({lanes}, mixed={mixed}, large={large}): '
-        'do not edit."""\n'
+        f'"""Generated by {package}.template.kernel_module_source({lanes}, mixed={mixed}, large={large}) '
+        f'for the rules {names}: do not edit."""\n'
         "import numba\n"
         "import numpy as np\n"
         f"from {root}._jit import as_state, jit_noalias, prefetch\n"
         f"from {package}.randoms import _GOLDEN as GOLDEN, _mix_uniform as mix_uniform\n"
-        f"from {package}.rules import acceptance_threshold\n"
+        f"from {package}.rules import theta_schedule\n"
+        f"from {package}.decision_rules import load_function\n"
         f"from {root}.privacy import unit_laplace\n"
         f"from {root}.populations import centred_sample\n"
         "step = numba.njit(inline='always', error_model='numpy')\n"
         f"LANES = np.uint64({lanes})\n{constants}\nPREFETCH_AHEAD = {PREFETCH_AHEAD}\n"
+        + dispatch_source(rules)
         + kernel_source(lanes, mixed, large)
         + "kernel = jit_noalias(kernel, cache=CACHE, slp_vectorize=True)\n"
     )

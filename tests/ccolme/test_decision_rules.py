@@ -1,0 +1,139 @@
+"""A researcher's own decision rule (colme.ccolme.decision_rules): one interface for the
+built-in rules and theirs, compiled into the same kernel; bad rule files refused before
+any job, naming the file and the function; an edited file reruns exactly its figures."""
+
+import math
+import shutil
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from colme.config import ConfigError
+from colme.expansion import expand_config
+from colme.registry import ENGINES, stage_params
+
+ROOT = Path(__file__).resolve().parents[2]
+BASE = {
+    "engine": "ccolme", "n_agents": 24, "degree": 4, "t_max": 150, "runs": 2, "chunk_runs": 2,
+    "grid": {"linear": 15, "log": 10},
+}
+
+
+def figure(tmp_path, monkeypatch, rules, own, **settings):
+    """A figure's resolved settings, the rule files copied under ``tmp_path`` (the
+    workflow's folder: rule files are relative to it)."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(ROOT / "experiments" / "rules", tmp_path / "rules", dirs_exist_ok=True)
+    entry = {**BASE, "rules": rules, "decision_rules": own, **settings}
+    return expand_config({"seed": 5, "figures": {"f": entry}}).figures["f"]
+
+
+def simulate(settings):
+    engine = ENGINES["ccolme"]
+    instances = engine.instances(stage_params(settings, "instances", 0, 2), "f", 0, 2)
+    out = engine.simulate(stage_params(settings, "simulate", 0, 2), instances, "f")
+    return {name: out["mse"][:, i] for i, name in enumerate(out["curves"])}, out["diagnostics"]
+
+
+COPY = {"file": "rules/bernstein.py", "function": "bernstein_copy"}
+
+
+@pytest.mark.parametrize("population", [{}, {"population": {"sigma": [0.3, 0.5, 0.9]}}], ids=["shared", "mixed"])
+def test_a_user_copy_of_bernstein_gives_the_builtin_numbers_bit_for_bit(tmp_path, monkeypatch, population):
+    settings = figure(tmp_path, monkeypatch, ["bernstein", "mine"], {"mine": COPY},
+                      eps=[1, math.inf], theta_k=[8, 7], **population)
+    mse, diagnostics = simulate(settings)
+    for eps in ("1", "inf"):
+        assert np.array_equal(mse[f"bernstein eps={eps}"], mse[f"mine eps={eps}"])
+    assert np.array_equal(diagnostics[:, :2], diagnostics[:, 2:], equal_nan=True)  # type-I/II rates, flips
+
+
+def test_a_rule_with_parameters_gets_its_own_values_per_curve(tmp_path, monkeypatch):
+    """One function, two parameter sets, one panel: with a gap no difference resolves the
+    rule refuses everybody, as Bernstein does while theta_t = 2 (k = 100: t <= 1.5^100),
+    bit for bit; with a huge gap it accepts every neighbour, which changes the numbers."""
+    rule = {"file": "rules/resolution.py", "function": "resolution"}
+    settings = figure(
+        tmp_path, monkeypatch, ["bernstein", "never", "always"],
+        {"never": {**rule, "params": {"gap": 1e-12}}, "always": {**rule, "params": {"gap": 1e9, "confidence": 1e-9}}},
+        eps=[2], theta_k=[100],
+    )
+    assert settings["decision_rules"]["always"]["params"] == {"gap": 1e9, "confidence": 1e-9}
+    mse, _ = simulate(settings)
+    assert np.array_equal(mse["never eps=2"], mse["bernstein eps=2"])
+    assert not np.array_equal(mse["always eps=2"], mse["never eps=2"])
+
+
+HEADER = "def threshold(t, sigma_a, sigma_b, sigma_dp_a, sigma_dp_b, beta_pair, theta, degree, n_agents):\n"
+BAD_FILES = {
+    "no_function": ("def other(t):\n    return 1.0\n", r"defines no function 'threshold'; its functions: \['other'\]"),
+    "wrong_arguments": ("def threshold(t, sigma):\n    return 1.0\n", r"must take the arguments \['t', 'sigma_a'"),
+    "not_compiled": ("import fractions\n\n\n" + HEADER + "    return float(fractions.Fraction(1, 3))\n",
+                     r"Numba cannot compile bad\.py:threshold"),
+    "nan": ("import math\n\n\n" + HEADER + "    return math.sqrt(-1.0) if t > 20 else 1.0\n",
+            r"bad\.py:threshold returns nan at \{'t': 30"),
+    "import_error": ("import not_a_module\n", r"bad\.py cannot be imported: ModuleNotFoundError"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_FILES))
+def test_a_bad_rule_file_is_refused_before_any_job_naming_file_and_function(tmp_path, monkeypatch, case):
+    source, message = BAD_FILES[case]
+    (tmp_path / "bad.py").write_text(source)
+    monkeypatch.chdir(tmp_path)
+    entry = {**BASE, "rules": ["mine"], "decision_rules": {"mine": {"file": "bad.py", "function": "threshold"}}}
+    with pytest.raises(ConfigError, match=r"figures\.f\.decision_rules\.mine.*" + message):
+        expand_config({"figures": {"f": entry}})
+
+
+@pytest.mark.parametrize(("own", "rules", "message"), [
+    ({"mine": {"file": "missing.py", "function": "f"}}, ["mine"],
+     r"decision_rules\.mine\.file: 'missing\.py' is not a file"),
+    ({"mine": {**COPY, "params": {"k": 1}}}, ["mine"], r"decision_rules\.mine\.params: \['k'\] are not parameters"),
+    ({"mine": {"file": "rules/resolution.py", "function": "resolution"}}, ["mine"],
+     r"decision_rules\.mine\.params: .*resolution needs a value for \['gap'\]"),
+    ({"bernstein": COPY}, ["bernstein"], r"decision_rules\.bernstein: 'bernstein' is a built-in rule's name"),
+    ({}, ["bernstien"], r"rules\[0\]: 'bernstien' is neither a built-in rule \['oracle', 'bernstein', 'optimistic'\]"),
+])
+def test_bad_rule_entries_name_the_key(tmp_path, monkeypatch, own, rules, message):
+    with pytest.raises(ConfigError, match=r"figures\.f\." + message):
+        figure(tmp_path, monkeypatch, rules, own)
+
+
+def test_editing_a_rule_file_changes_the_params_of_exactly_the_figures_using_it(tmp_path, monkeypatch):
+    """A job reruns when its params change (tests/workflow/test_reruns.py): the file's digest
+    is in the params of the figures that use it, and of no other."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(ROOT / "experiments" / "rules", tmp_path / "rules")
+    config = {"figures": {
+        "uses": {**BASE, "rules": ["oracle", "mine"], "decision_rules": {"mine": COPY}},
+        "declares": {**BASE, "rules": ["oracle"], "decision_rules": {"mine": COPY}},
+        "plain": {**BASE, "rules": ["oracle"]},
+    }}
+
+    def params():
+        settings = expand_config(config).figures
+        return {name: (stage_params(s, "instances", 0, 2), stage_params(s, "simulate", 0, 2))
+                for name, s in settings.items()}
+
+    before = params()
+    assert before["declares"] == before["plain"]  # a rule declared but not drawn is not a setting
+    path = tmp_path / "rules" / "bernstein.py"
+    path.write_text(path.read_text() + "\n# an edit\n")
+    after = params()
+    assert after["uses"][1] != before["uses"][1] and after["uses"][0] == before["uses"][0]
+    unchanged = ("declares", "plain")
+    assert {name: after[name] for name in unchanged} == {name: before[name] for name in unchanged}
+
+
+def test_a_job_refuses_a_rule_file_edited_after_planning(tmp_path, monkeypatch):
+    settings = figure(tmp_path, monkeypatch, ["mine"], {"mine": COPY}, eps=[1], theta_k=[8])
+    params = stage_params(settings, "simulate", 0, 2)
+    (tmp_path / "rules" / "bernstein.py").write_text(textwrap.dedent("""
+        def bernstein_copy(t, sigma_a, sigma_b, sigma_dp_a, sigma_dp_b, beta_pair, theta, degree, n_agents):
+            return 0.0
+    """))
+    with pytest.raises(ConfigError, match=r"changed since this job was planned"):
+        ENGINES["ccolme"].spec(params)
