@@ -137,3 +137,21 @@ def test_a_job_refuses_a_rule_file_edited_after_planning(tmp_path, monkeypatch):
     """))
     with pytest.raises(ConfigError, match=r"changed since this job was planned"):
         ENGINES["ccolme"].spec(params)
+
+
+def test_a_sweep_runs_over_a_rule_parameter(tmp_path, monkeypatch):
+    """A user rule's parameter is a numeric key of its figure like any other: a sweep's axis."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(ROOT / "experiments" / "rules", tmp_path / "rules")
+    rule = {"file": "rules/resolution.py", "function": "resolution", "params": {"gap": 0.2}}
+    config = {"figures": {
+        "base": {**BASE, "rules": ["bernstein", "res"], "decision_rules": {"res": rule}},
+        "gaps": {"engine": "sweep", "base": "base", "summary": {"kind": "ratio_to_local"},
+                 "axes": [{"key": "decision_rules.res.params.gap", "values": [0.1, 0.4]}]},
+    }}
+    points = expand_config(config).sweep_figures
+    gaps = {name: s["decision_rules"]["res"]["params"] for name, s in points.items()}
+    assert gaps == {"gaps__decision_rules_res_params_gap0p1": {"gap": 0.1},
+                    "gaps__decision_rules_res_params_gap0p4": {"gap": 0.4}}
+    simulate_params = {name: stage_params(s, "simulate", 0, 2) for name, s in points.items()}
+    assert len({str(p) for p in simulate_params.values()}) == 2  # each point its own numbers
