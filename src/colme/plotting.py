@@ -65,7 +65,7 @@ def draw_mse_axes(ax, table: pd.DataFrame, style: PanelStyle, title: str, legend
     """One MSE-vs-t panel on ``ax`` (see ``plot_mse_panel``)."""
     for name, curve in style.curves.groupby("curve", sort=False):
         colour, line = style.lines[name]
-        ax.plot(curve["t"], curve["mse"], line, color=colour, lw=1.2)
+        ax.plot(curve["t"], curve["mse"], linestyle=line, color=colour, lw=1.2)
     for rows, colour in style.bands:
         ax.plot(rows["t"], rows["mse"], "-", color=colour, lw=3, alpha=0.18)
     for rule, (colour, line) in BENCHMARK_STYLES.items():

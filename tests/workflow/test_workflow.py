@@ -7,6 +7,7 @@ import signal
 import subprocess
 import time
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -211,3 +212,54 @@ def test_more_runs_compute_only_the_new_chunks_with_identical_tables(built, tmp_
     assert (result.stdout + result.stderr).count("rule simulate:") == 3
     for path in sorted((built / "results/tables").glob("*.csv")):
         assert (tmp_path / "results/tables" / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+OWN_RULE = """
+seed: 5
+figures:
+  with_rule:
+    engine: ccolme
+    n_agents: 24
+    degree: 4
+    eps: [2]
+    theta_k: [7]
+    rules: [bernstein, mine]
+    decision_rules:
+      mine: {file: rules/bernstein.py, function: bernstein_copy}
+    t_max: 60
+    runs: 4
+    chunk_runs: 2
+    grid: {linear: 10, log: 5}
+  without_rule:
+    engine: ccolme
+    n_agents: 24
+    degree: 4
+    eps: [2]
+    theta_k: [7]
+    rules: [bernstein]
+    t_max: 60
+    runs: 4
+    chunk_runs: 2
+    grid: {linear: 10, log: 5}
+"""
+
+
+def test_a_researchers_rule_runs_end_to_end_and_an_edit_reruns_exactly_its_figure(tmp_path):
+    """A figure naming a rule file: its table (the copy's curve equals the built-in's),
+    figure and diagnostics figure; editing the file plans that figure's chunks, table and
+    drawings again, and nothing of the figure that does not use it."""
+    root = Path(__file__).resolve().parents[2]
+    shutil.copytree(root / "experiments" / "rules", tmp_path / "rules")
+    snakemake(tmp_path, "--cores", "2", config=OWN_RULE)
+    table = pd.read_csv(tmp_path / "results/tables/with_rule.csv")
+    curves = {name: rows["mse"].to_numpy() for name, rows in table[table["kind"] == "simulated"].groupby("curve")}
+    assert np.array_equal(curves["bernstein eps=2"], curves["mine eps=2"])
+    for name in ("with_rule", "with_rule_diagnostics"):
+        assert (tmp_path / f"results/figures/{name}.png").stat().st_size > 1000
+    assert planned_jobs(tmp_path, OWN_RULE) == {}
+    rule = tmp_path / "rules" / "bernstein.py"
+    rule.write_text(rule.read_text() + "\n# edited\n")
+    planned = planned_jobs(tmp_path, OWN_RULE)
+    assert planned.get("simulate") == 2 and planned.get("table") == 1 and "instances" not in planned
+    output = snakemake(tmp_path, "-n", "--cores", "1", config=OWN_RULE).stdout
+    assert "figure=with_rule" in output and "figure=without_rule" not in output
