@@ -12,8 +12,9 @@ from ..plotting import PanelStyle, palette
 
 #: Line style per decision rule, as in seed 002 Fig. 1.
 RULE_STYLES = {"oracle": "-", "bernstein": ":", "optimistic": "-."}
-#: Line styles of a researcher's own rules, in the order the panel lists them.
-USER_STYLES = ((0, (6, 2)), (0, (1, 1, 4, 1)), (0, (3, 1, 1, 1, 1, 1)), (0, (8, 2, 2, 2)))
+#: Line styles of a researcher's own rules, in the order the panel lists them (none of them
+#: Local's or Ideal's dashes).
+USER_STYLES = ((0, (5, 1, 1, 1, 1, 1)), (0, (1, 1, 4, 1)), (0, (8, 2, 2, 2)), (0, (1, 2)))
 
 
 def _eps_label(eps: float) -> str:
