@@ -109,8 +109,9 @@ def allowed_values(schema: dict) -> str:
 
 
 def schema_rows(properties: dict, required=(), prefix: str = "") -> list[dict]:
-    """One row per key of ``properties``, nested objects and arrays of objects expanded
-    (``sensitivity.runs``, ``axes[].key``); shared definitions are linked, not expanded."""
+    """One row per key of ``properties``, nested objects, arrays of objects and mappings
+    of named entries expanded (``sensitivity.runs``, ``axes[].key``,
+    ``decision_rules.<name>.file``); shared definitions are linked, not expanded."""
     rows = []
     for name, schema in properties.items():
         key = prefix + name
@@ -130,6 +131,9 @@ def schema_rows(properties: dict, required=(), prefix: str = "") -> list[dict]:
         items = schema.get("items")
         if isinstance(items, dict) and "properties" in items:
             rows += schema_rows(items["properties"], items.get("required", ()), key + "[].")
+        named = schema.get("additionalProperties")  # a mapping of entries by name (decision_rules)
+        if isinstance(named, dict) and "properties" in named:
+            rows += schema_rows(named["properties"], named.get("required", ()), key + ".<name>.")
     return rows
 
 
