@@ -8,7 +8,7 @@ Printed per variant: the best rate, its ratio to today's best, and the median an
 of the per-round ratios (paired with the same round's today), which show the noise.
 
 * ``interleaved``: the per-agent fields a neighbour costs in one row each (noisy, |C_b|,
-  flips for the decision; 1/(|C_b|+offset), e_b for the consensus) instead of one array
+  flips for the decision; the weight cap q_b, e_b for the consensus) instead of one array
   per field, so a neighbour touches 2-4 cache lines instead of 5-9;
 * ``padded16``: 16 lanes (4 dummy curves) so that every 64-byte row is one cache line;
 * ``uint8``: the accepted-edge state as uint8 (12 bytes per edge instead of 48);
@@ -77,18 +77,18 @@ def _once(source: str, old: str, new: str) -> str:
 
 
 #: The per-agent fields each interleaved row holds, by row array.
-ROWS = {"decision_rows": ("noisy", "set_size", "flips"), "consensus_rows": ("inverse_weight", "error")}
+ROWS = {"decision_rows": ("noisy", "set_size", "flips"), "consensus_rows": ("weight_cap", "error")}
 
 
 def interleaved(template: str) -> str:
     """Decision fields in rows of 3 x LANES, consensus fields in rows of 2 x LANES."""
     source = template.replace(
-        "accepted, clock, noisy, error, error_next, set_size, inverse_weight, flips, threshold,",
+        "accepted, clock, noisy, error, error_next, set_size, weight_cap, flips, threshold,",
         "accepted, clock, decision_rows, consensus_rows, error_next, threshold,")
     for field, row in (("noisy", "decision_rows[D3 * \\1 + U@]"),
                        ("set_size", "decision_rows[D3 * \\1 + LANES + U@]"),
                        ("flips", "decision_rows[D3 * \\1 + LANES + LANES + U@]"),
-                       ("inverse_weight", "consensus_rows[C2 * \\1 + U@]"),
+                       ("weight_cap", "consensus_rows[C2 * \\1 + U@]"),
                        ("error", "consensus_rows[C2 * \\1 + LANES + U@]")):
         source = re.sub(rf"\b{field}\[(\w+) \+ U@\]", row, source)
     source = _once(
@@ -145,9 +145,9 @@ def prefetched(template: str) -> str:
             lines += ["                prefetch(accepted, edge_row[j])"]
         return "\n".join(lines) + "\n"
 
-    decision, consensus_step = "        mine@ = noisy[ra + U@]\n", "        own@ = inverse_weight[ra + U@]\n"
+    decision, consensus_step = "        mine@ = noisy[ra + U@]\n", "        own@ = weight_cap[ra + U@]\n"
     source = _once(template, decision, rows("upper", ("noisy", "set_size", "flips")) + decision)
-    return _once(source, consensus_step, rows("indptr", ("inverse_weight", "error"), edge=True) + consensus_step)
+    return _once(source, consensus_step, rows("indptr", ("weight_cap", "error"), edge=True) + consensus_step)
 
 
 def own_decisions(template: str) -> str:
@@ -316,7 +316,7 @@ def main() -> None:
 
     def run(name, steps):
         kernel, workspace, lanes, large = built[name]
-        codegen._KERNELS[lanes, False, large], kernel.seconds = kernel, 0.0
+        codegen._KERNELS[codegen.kernel_key(lanes, False, large)], kernel.seconds = kernel, 0.0
         consensus.Workspace, consensus.lane_groups = workspace, (lambda n, lanes=lanes: (1, lanes))
         mse = consensus.simulate_runs(panel(n_agents, args.degree, steps), classes, edges,
                                       [run_generator(1, "scale", 0, "data")], np.float32, large=large)

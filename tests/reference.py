@@ -1,10 +1,10 @@
 """A slow, literal NumPy transcription of Algorithm 1 (seed 002), used to test the kernel.
 
 It follows the pseudocode line by line with dense matrices: decision matrix chi, sets
-C_a^(t), W^(t) from ``rules.mixing_matrix`` and the alpha clock (restarted per
-agent, globally or never, as ``alpha_reset`` says).  It draws the
-kernel's SplitMix64 stream of the run (``run_key`` of the generator) in the kernel's order
-(per step and agent: data uniform, noise uniform).
+C_a^(t), W^(t) from ``rules.mixing_matrix`` with the caps of the panel's weight rule
+(``weight_rules``) and the alpha clock (restarted per agent, globally or never, as
+``alpha_reset`` says).  It draws the kernel's SplitMix64 stream of the run (``run_key`` of
+the generator) in the kernel's order (per step and agent: data uniform, noise uniform).
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import numpy as np
 
 from colme.ccolme.randoms import run_key
 from colme.ccolme.rules import (
-    WEIGHT_OFFSETS,
     alpha_table,
     difference_beta,
     laplace_beta_dp,
@@ -41,6 +40,7 @@ def reference_run(
     n_agents = spec.n_agents
     panel_rules = spec.decision_rules()
     decision_rules = [panel_rules[code] for code in spec.curve_arrays()["rule"]]
+    mixing_weights = spec.mixing_weights()
     mu = population.agent_means(classes) if agent_means is None else agent_means
     laws = [population.laws[c] for c in classes]
     sigma = np.array([law.sigma for law in laws])
@@ -87,7 +87,8 @@ def reference_run(
                 ) for b in range(n_agents)] for a in range(n_agents)])
                 chi = adj & (np.abs(noisy[:, None] - noisy[None, :]) < threshold)
             sets = chi | np.eye(n_agents, dtype=bool)  # C_a^(t) includes a
-            weights = mixing_matrix(chi, WEIGHT_OFFSETS[spec.weights])
+            weights = mixing_matrix(
+                chi, cap=lambda sizes: np.array([mixing_weights.cap(float(s), degree, n_agents) for s in sizes]))
             if on_step is not None:
                 on_step(t, c, chi, weights)
             changed = np.any(sets != previous_sets[c], axis=1)

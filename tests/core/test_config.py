@@ -93,8 +93,10 @@ def test_every_schema_key_has_description_and_default():
         for key, sub in schema.get("properties", {}).items():
             assert "description" in sub or "$ref" in sub, f"{path}.{key} lacks a description"
             # `figures` is the one mapping without a default: its entries are figure
-            # definitions, whose keys all have defaults ($defs below).
-            assert "default" in sub or key == "figures", f"{path}.{key} lacks a default"
+            # definitions, whose keys all have defaults ($defs below).  A key its object
+            # requires (a weight_rule's file) is given whenever the object is.
+            required = key in schema.get("required", ())
+            assert "default" in sub or key == "figures" or required, f"{path}.{key} lacks a default"
             walk(sub, f"{path}.{key}")
 
     schema = load_schema()

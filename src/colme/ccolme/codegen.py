@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .decision_rules import builtin_rules
 from .template import kernel_module_source
+from .weight_rules import builtin_weights
 
 _KERNELS: dict[tuple, object] = {}
 
@@ -27,25 +28,28 @@ def _kernel_folder() -> Path:
     return Path(cache_home) / "colme" / "kernels"
 
 
-def build_kernel(lanes: int, mixed: bool = False, cache: bool = True, large: bool = False, rules=None):
+def build_kernel(lanes: int, mixed: bool = False, cache: bool = True, large: bool = False, rules=None,
+                 weights=None):
     """Compile-on-call dispatcher of the kernel for ``lanes`` curves (``mixed``: agents
-    that differ; ``large``: the layout for large graphs; ``kernel_source``) and the panel's
-    decision ``rules`` (``PanelSpec.decision_rules``; a researcher's rule enters the
-    generated source by its file's digest, so an edited file compiles a new kernel).
+    that differ; ``large``: the layout for large graphs; ``kernel_source``), the panel's
+    decision ``rules`` (``PanelSpec.decision_rules``) and mixing ``weights``
+    (``PanelSpec.mixing_weights``; a researcher's rule or weights enter the generated
+    source by their file's digest, so an edited file compiles a new kernel).
 
     With ``cache``, the generated module is written once to ``_kernel_folder()`` under a
     name hashing its source and the modules it calls, and Numba caches its machine code
     there like any module's: later processes skip the compilation (~4 s per precision).
     Without it, or if the folder is not writable, the source is compiled in memory.
     """
-    source = kernel_module_source(lanes, mixed, large, rules)
+    source = kernel_module_source(lanes, mixed, large, rules, weights)
     variant = f"{lanes}{'_mixed' if mixed else ''}{'_large' if large else ''}"
     namespace = {"__name__": f"colme_consensus_kernel_{variant}"}
     if cache:
         here = Path(__file__).resolve().parent
         digest = hashlib.sha256(source.encode())
-        for path in (here / "randoms.py", here / "rules.py", here / "decision_rules.py", here.parent / "privacy.py",
-                     here.parent / "_jit.py", here.parent / "populations.py"):
+        for path in (here / "randoms.py", here / "rules.py", here / "decision_rules.py", here / "weight_rules.py",
+                     here / "user_code.py", here.parent / "privacy.py", here.parent / "_jit.py",
+                     here.parent / "populations.py"):
             digest.update(path.read_bytes())
         name = f"consensus_kernel_{variant}_{digest.hexdigest()[:16]}"
         try:
@@ -69,12 +73,21 @@ def build_kernel(lanes: int, mixed: bool = False, cache: bool = True, large: boo
     return namespace["kernel"]
 
 
-def compiled_kernel(lanes: int, mixed: bool = False, large: bool = False, rules=None):
-    """The kernel for ``lanes`` curves (``mixed``: agents that differ; ``large``: the
-    layout for large graphs) and decision ``rules``, built once per process and variant
-    (the rules' functions and parameter counts make the variant, not their values)."""
+def kernel_key(lanes: int, mixed: bool = False, large: bool = False, rules=None, weights=None) -> tuple:
+    """The variant of ``compiled_kernel``'s arguments: the functions and parameter counts of
+    the decision ``rules`` and the mixing ``weights`` (default: the built-in ones) make it,
+    not their values (eq. (2) and Metropolis share one kernel)."""
     rules = tuple(builtin_rules().values()) if rules is None else tuple(rules)
-    key = (lanes, mixed, large, tuple((rule.kernel_import("rule"), len(rule.params)) for rule in rules))
+    weights = builtin_weights()["eq2"] if weights is None else weights
+    return (lanes, mixed, large, *((f.kernel_import("f"), len(f.params)) for f in (*rules, weights)))
+
+
+def compiled_kernel(lanes: int, mixed: bool = False, large: bool = False, rules=None, weights=None):
+    """The kernel for ``lanes`` curves (``mixed``: agents that differ; ``large``: the
+    layout for large graphs), decision ``rules`` and mixing ``weights`` (default: the
+    built-in ones), built once per process and variant (``kernel_key``)."""
+    rules = None if rules is None else tuple(rules)
+    key = kernel_key(lanes, mixed, large, rules, weights)
     if key not in _KERNELS:
-        _KERNELS[key] = build_kernel(lanes, mixed, large=large, rules=rules)
+        _KERNELS[key] = build_kernel(lanes, mixed, large=large, rules=rules, weights=weights)
     return _KERNELS[key]

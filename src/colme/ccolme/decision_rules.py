@@ -40,20 +40,14 @@ the kernel uses ``<`` for all.
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import inspect
 import itertools
 import math
-import sys
-from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-
-import numba
+from typing import ClassVar
 
 from ..errors import ConfigError
 from .rules import bernstein_threshold, optimistic_radius, theta_schedule
+from .user_code import UserFunction, probe_values, user_function
 
 #: The arguments every decision rule takes first, in this order (the module docstring).
 ARGUMENTS = ("t", "sigma_a", "sigma_b", "sigma_dp_a", "sigma_dp_b", "beta_pair", "theta", "degree", "n_agents")
@@ -79,41 +73,24 @@ def optimistic(t, sigma_a, sigma_b, sigma_dp_a, sigma_dp_b, beta_pair, theta, de
 
 
 @dataclass(frozen=True)
-class DecisionRule:
+class DecisionRule(UserFunction):
     """A decision rule as a panel runs it: its threshold function, its parameters' values
-    (in the function's order), and where the function comes from.
+    (in the function's order), and where the function comes from (``user_code.UserFunction``:
+    a built-in of this module or, with ``file`` and its ``sha256``, a researcher's file).
 
-    ``module``/``function`` name a built-in (``colme.ccolme.decision_rules``) or, with
-    ``file`` and its ``sha256``, a researcher's file; ``by_class``: the oracle's class
-    knowledge; ``uses_theta``: whether the rule's curves carry the confidence schedule's k.
+    ``by_class``: the oracle's class knowledge; ``uses_theta``: whether the rule's curves
+    carry the confidence schedule's k.
     """
 
-    name: str
-    function: str
-    params: tuple[tuple[str, float], ...] = ()
+    builtins: ClassVar[str] = __name__
+
     by_class: bool = False
     uses_theta: bool = True
-    file: str | None = None
-    sha256: str = ""
-
-    @property
-    def code(self) -> Callable:
-        """The Python function (compiled into the kernel, callable as it is)."""
-        if self.file is None:
-            return globals()[self.function]
-        return load_function(self.file, self.function, self.sha256)
 
     def threshold(self, t, sigma_a, sigma_b, sigma_dp_a, sigma_dp_b, beta_pair, theta, degree, n_agents) -> float:
         """The rule's threshold, evaluated in Python (tests, notebooks)."""
         return self.code(t, sigma_a, sigma_b, sigma_dp_a, sigma_dp_b, beta_pair, theta, degree, n_agents,
-                         *(value for _, value in self.params))
-
-    def kernel_import(self, alias: str) -> str:
-        """The generated kernel module's line binding this rule's function to ``alias``."""
-        if self.file is None:
-            return f"from {__name__} import {self.function} as _{alias}\n{alias} = step(_{alias})"
-        return (f"{alias} = step(load_function({str(Path(self.file).resolve())!r}, {self.function!r}, "
-                f"{self.sha256!r}))")
+                         *self.values)
 
 
 def builtin_rules(optimistic_delta: float = 1.0, closed_early: bool = False) -> dict[str, DecisionRule]:
@@ -132,40 +109,6 @@ def builtin_rules(optimistic_delta: float = 1.0, closed_early: bool = False) -> 
 BUILTIN = tuple(builtin_rules())
 
 
-def file_digest(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-def load_function(path: str | Path, function: str, sha256: str | None = None, where: str = "") -> Callable:
-    """``function`` of the rule file ``path`` (imported once per content: the module is named
-    after its digest); with ``sha256``, the file must still have that content."""
-    path = Path(path)
-    key = f"{where}.file" if where else "rule file"
-    if not path.is_file():
-        raise ConfigError(f"{key}: {str(path)!r} is not a file (paths are relative to the workflow's folder, "
-                          f"{Path.cwd()})")
-    digest = file_digest(path)
-    if sha256 and digest != sha256:
-        raise ConfigError(f"{key}: {path} changed since this job was planned (sha256 {digest[:12]}, planned "
-                          f"{sha256[:12]}): run snakemake again")
-    name = f"colme_decision_rule_{digest[:16]}"
-    module = sys.modules.get(name)
-    if module is None:
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        try:
-            spec.loader.exec_module(module)
-        except Exception as error:
-            raise ConfigError(f"{key}: {path} cannot be imported: {type(error).__name__}: {error}") from None
-        sys.modules[name] = module
-    found = getattr(module, function, None)
-    if not inspect.isfunction(found):
-        defined = sorted(n for n, v in vars(module).items() if inspect.isfunction(v) and v.__module__ == name)
-        raise ConfigError(f"{where + '.function' if where else 'rule function'}: {path} defines no function "
-                          f"{function!r}; its functions: {defined}")
-    return found
-
-
 #: Points at which a rule is probed before any job: its threshold must be a finite number
 #: or +inf (-inf and NaN are refused).
 PROBE = tuple(itertools.product((1, 2, 30, 30000), (0.5, 2.0), (0.0, 3.0)))
@@ -176,48 +119,22 @@ _CHECKED: set[tuple] = set()
 def user_rule(name: str, entry: dict, where: str, check: bool = True) -> DecisionRule:
     """A researcher's rule from its config entry (``file``, ``function``, ``params``; with
     ``sha256``, the file must still have that content), checked: the file and function
-    exist, take ``ARGUMENTS`` then exactly the parameters given (or defaulted), and (with
-    ``check``) Numba compiles it and it gives a number on a small probe."""
+    exist, take ``ARGUMENTS`` then exactly the parameters given (or defaulted)
+    (``user_code.user_function``), and (with ``check``) Numba compiles it and it gives a
+    number on a small probe."""
     where = f"{where}.decision_rules.{name}"
-    function = load_function(entry["file"], entry["function"], entry.get("sha256"), where=where)
-    digest = file_digest(entry["file"])
-    label = f"{entry['file']}:{entry['function']}"
-    parameters = inspect.signature(function).parameters
-    names = list(parameters)
-    if tuple(names[: len(ARGUMENTS)]) != ARGUMENTS or any(
-        p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters.values()
-    ):
-        raise ConfigError(f"{where}: {label} must take the arguments {list(ARGUMENTS)} first, in this order, "
-                          f"then its own parameters by name (no *args or **kwargs); it takes {names}")
-    own = names[len(ARGUMENTS):]
-    given = entry.get("params", {})
-    unknown = sorted(set(given) - set(own))
-    if unknown:
-        raise ConfigError(f"{where}.params: {unknown} are not parameters of {label}; its parameters: {own}")
-    missing = [p for p in own if p not in given and parameters[p].default is inspect.Parameter.empty]
-    if missing:
-        raise ConfigError(f"{where}.params: {label} needs a value for {missing}")
-    values = tuple((p, float(given[p] if p in given else parameters[p].default)) for p in own)
-    rule = DecisionRule(name, entry["function"], values, file=entry["file"], sha256=digest)
-    if check and (digest, entry["function"], values) not in _CHECKED:
+    rule, function, label = user_function(DecisionRule, name, entry, where, ARGUMENTS)
+    if check and (rule.sha256, rule.function, rule.params) not in _CHECKED:
         _probe(rule, function, where, label)
-        _CHECKED.add((digest, entry["function"], values))
+        _CHECKED.add((rule.sha256, rule.function, rule.params))
     return rule
 
 
-def _probe(rule: DecisionRule, function: Callable, where: str, label: str) -> None:
-    compiled = numba.njit(function)
-    arguments = [value for _, value in rule.params]
-    for t, sigma, sigma_dp in PROBE:
-        point = (t, sigma, sigma, sigma_dp, sigma_dp, 2.0 * (sigma + sigma_dp), theta_schedule(t, 8.0), 10.0, 200)
-        try:
-            value = compiled(*point, *arguments)
-        except numba.core.errors.NumbaError as error:
-            first = str(error).strip().splitlines()[0]
-            raise ConfigError(f"{where}: Numba cannot compile {label}: {first}") from None
-        except Exception as error:
-            raise ConfigError(f"{where}: {label} raises {type(error).__name__}: {error} at "
-                              f"{dict(zip(ARGUMENTS, point, strict=True))}") from None
+def _probe(rule: DecisionRule, function, where: str, label: str) -> None:
+    """Refuse a threshold that is not a number or +inf at a point of ``PROBE``."""
+    points = [(t, sigma, sigma, sigma_dp, sigma_dp, 2.0 * (sigma + sigma_dp), theta_schedule(t, 8.0), 10.0, 200)
+              for t, sigma, sigma_dp in PROBE]
+    for point, value in probe_values(function, rule.values, points, ARGUMENTS, where, label):
         if not isinstance(value, int | float) or math.isnan(value) or value == -math.inf:
             raise ConfigError(f"{where}: {label} returns {value!r} at {dict(zip(ARGUMENTS, point, strict=True))}: "
                               "a threshold must be a number (or +inf: accept everybody)")

@@ -15,9 +15,11 @@ from ..graphs import FAMILY_KEYS, expected_mean_degree, graph_params, graph_prob
 from ..instances import make_family_instances
 from ..timegrid import figure_grid
 from .choices import CHOICES, ccolme_population_choices, graph_choice
-from .decision_rules import BUILTIN, builtin_rules, file_digest, user_rule
+from .decision_rules import BUILTIN, builtin_rules, user_rule
 from .spec import DIAGNOSTICS, Curve, PanelSpec
 from .tables import bound_table, curve_fields, theorem1_frames
+from .user_code import with_digest
+from .weight_rules import max_set_size, user_weights
 
 #: Conservative config-edge-updates/s for sizing cluster jobs (6x below the 2.5e9 measured
 #: on an AVX-512 core, 3x below the ~1.2e9 projected for an older AVX2 core).
@@ -63,13 +65,14 @@ class ConsensusEngine(SimulatedEngine):
         graph = settings.get("graph") or {"family": "random_regular"}
         if graph["family"] != "random_regular":
             self.check_graph(graph, settings["n_agents"], f"{where}.graph")
-            return
-        n_agents, degree = settings["n_agents"], settings["degree"]
-        if not 1 <= degree < n_agents or (degree * n_agents) % 2:
-            raise ConfigError(
-                f"{where}.degree={degree} with n_agents={n_agents}: an r-regular graph needs "
-                "1 <= degree < n_agents and degree * n_agents even"
-            )
+        else:
+            n_agents, degree = settings["n_agents"], settings["degree"]
+            if not 1 <= degree < n_agents or (degree * n_agents) % 2:
+                raise ConfigError(
+                    f"{where}.degree={degree} with n_agents={n_agents}: an r-regular graph needs "
+                    "1 <= degree < n_agents and degree * n_agents even"
+                )
+        self.weight_rule(settings, where)
 
     @staticmethod
     def check_graph(graph: dict, n_agents: int, where: str) -> None:
@@ -103,7 +106,8 @@ class ConsensusEngine(SimulatedEngine):
         """The settings; a random regular figure's without ``graph`` and a figure without
         privacy mixes without ``privacy_mixes`` (so that their params are those of before
         these keys, bit for bit), another family's with its graph params in place of the
-        ``degree`` it does not read."""
+        ``degree`` it does not read, a figure's own ``weight_rule`` with its file's digest in
+        place of the ``weights`` it replaces (a figure without one: no such key)."""
         params = super().numeric_params(settings)
         if not params.get("privacy_mixes"):  # none: the params of before mixes, bit for bit
             params.pop("privacy_mixes", None)
@@ -111,6 +115,10 @@ class ConsensusEngine(SimulatedEngine):
         used = self.user_rules(settings)
         if used:  # the rules' files enter by their digests: an edit reruns exactly their figures
             params["decision_rules"] = used
+        params.pop("weight_rule", None)
+        if settings.get("weight_rule"):  # by its file's digest, in place of the weights it replaces
+            params.pop("weights", None)
+            params["weight_rule"] = with_digest(settings["weight_rule"])
         graph = self.graph(settings)
         params.pop("graph", None)
         if graph is not None:
@@ -123,14 +131,22 @@ class ConsensusEngine(SimulatedEngine):
         """The researcher's rules a figure's curves use, each with its file's sha256 (kept
         from params; a missing file has none, and ``check`` names it)."""
         own = settings.get("decision_rules") or {}
-        used = {}
-        for name in settings["rules"]:
-            if name in own:
-                entry = {"params": {}, **own[name]}
-                if "sha256" not in entry:
-                    entry["sha256"] = file_digest(entry["file"]) if Path(entry["file"]).is_file() else None
-                used[name] = entry
-        return used
+        return {name: with_digest(own[name]) for name in settings["rules"] if name in own}
+
+    def weight_rule(self, settings: dict, where: str = "figure", check: bool = True):
+        """The figure's own mixing weights (``weight_rules.user_weights``), or None without a
+        ``weight_rule``; with ``check``, refused (naming ``where``.weight_rule) unless W stays
+        non-negative up to the graph's largest set size (``weight_rules.max_set_size``), at
+        its degree (the expected mean degree on another family)."""
+        entry = settings.get("weight_rule")
+        if not entry:
+            return None
+        if not check:
+            return user_weights(entry, where)
+        graph, n_agents = self.graph(settings), settings["n_agents"]
+        degree = settings["degree"] if graph is None else None
+        probe = (max_set_size(graph, n_agents, degree), expected_mean_degree(graph, n_agents, degree), n_agents)
+        return user_weights(entry, where, probe)
 
     def instance_params(self, settings: dict) -> dict:
         params = super().instance_params(settings)
@@ -179,11 +195,12 @@ class ConsensusEngine(SimulatedEngine):
             population=population(params),
             alpha_schedule=params["alpha_schedule"],
             alpha_reset=params["alpha_reset"],
-            weights=params["weights"],
+            weights=params.get("weights", "eq2"),
             optimistic_delta=params["optimistic_delta"],
             optimistic_radius=params["optimistic_radius"],
             bernstein_beta=params["bernstein_beta"],
             user_rules=user,
+            weight_rule=self.weight_rule(params, check=False),
         )
 
     def run_kernel(self, spec, params, instances, generators, diagnostics, progress):
@@ -222,7 +239,11 @@ class ConsensusEngine(SimulatedEngine):
         return {"Corollary 1 (bound (3))": float(margin)}
 
     def details(self, settings: dict) -> str:
-        line = f"alpha {settings['alpha_schedule']} (restart {settings['alpha_reset']}), weights {settings['weights']}"
+        own = settings.get("weight_rule")
+        weights = (f"{own['file']}:{own['function']}"
+                   + "".join(f", {key} {value:g}" for key, value in own.get("params", {}).items())
+                   if own else settings["weights"])
+        line = f"alpha {settings['alpha_schedule']} (restart {settings['alpha_reset']}), weights {weights}"
         for key, printed in (("optimistic_radius", "sqrt_over_all"), ("bernstein_beta", "sec3c1")):
             if settings.get(key, printed) != printed:
                 line += f", {key} {settings[key]}"
@@ -244,7 +265,8 @@ class ConsensusEngine(SimulatedEngine):
     def interpretation_options(self, settings: dict) -> tuple[str, ...]:
         rules = settings["rules"]
         return (
-            ("alpha_reset", "weights")
+            ("alpha_reset",)
+            + (() if settings.get("weight_rule") else ("weights",))  # a weight_rule replaces them
             + (("optimistic_radius",) if "optimistic" in rules else ())
             + (("bernstein_beta",) if "bernstein" in rules else ())
         )

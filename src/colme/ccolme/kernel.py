@@ -26,7 +26,7 @@ from ..progress import Progress, time_segments
 from ..timegrid import checked_t_record
 from .codegen import compiled_kernel
 from .randoms import run_key
-from .rules import ALPHA_RESETS, OPTIMISTIC_RADII, WEIGHT_OFFSETS, alpha_table
+from .rules import ALPHA_RESETS, OPTIMISTIC_RADII, alpha_table
 from .spec import DIAGNOSTICS, PanelSpec
 
 #: Most curves per kernel call; larger panels run in groups that replay the run's draws.
@@ -65,7 +65,7 @@ class Workspace:
     error: np.ndarray  # consensus error e_a = mu~_a - mu_a
     error_next: np.ndarray  # next step's e_a
     set_size: np.ndarray  # |C_a^(t)|
-    inverse_weight: np.ndarray  # 1/(|C_a^(t)| + weight offset)
+    weight_cap: np.ndarray  # the weight rule's cap q_a of |C_a^(t)| (1/(|C_a^(t)| + offset) built in)
     flips: np.ndarray  # > 0 iff C_a^(t) != C_a^(t-1)
     threshold: np.ndarray  # per lane: the decision rule's threshold at t
     pair_threshold: np.ndarray  # per profile pair and lane (mixed panels): the same
@@ -88,7 +88,7 @@ class Workspace:
             error=per_agent(),
             error_next=per_agent(),
             set_size=per_agent(),
-            inverse_weight=per_agent(),
+            weight_cap=per_agent(),
             flips=per_agent(),
             threshold=np.zeros(lanes, dtype=dtype),
             pair_threshold=np.zeros(n_pairs * lanes, dtype=dtype),
@@ -172,7 +172,7 @@ def simulate_runs(
     block_scale, block_shift = BLOCKS[spec.alpha_schedule]
     if dtype(spec.t_max + 1) == dtype(spec.t_max):
         raise ValueError(f"t_max={spec.t_max} is beyond the integers {dtype.__name__} holds exactly")
-    weight_offset = dtype(WEIGHT_OFFSETS[spec.weights])
+    weights = spec.mixing_weights()
     mixed = spec.mixed
     if any(c.mix for c in spec.curves) and privacy_ranks is None:
         raise ValueError("a privacy mix needs each run's privacy_ranks")
@@ -180,7 +180,7 @@ def simulate_runs(
     if large is None:
         large = spec.n_agents >= LARGE_AGENTS
     workspace = Workspace.allocate(spec.n_agents, edges.shape[1], lanes, dtype, n_profiles**2, large)
-    kernel = compiled_kernel(lanes, mixed, large, spec.decision_rules())
+    kernel = compiled_kernel(lanes, mixed, large, spec.decision_rules(), weights)
     if progress is not None:
         progress.begin(n_runs * groups * spec.t_max)
     mse = np.empty((n_runs, padded, len(t_record)))
@@ -190,7 +190,7 @@ def simulate_runs(
     panel = population.kernel_laws() | {
         "half_width": shared.half_width,
         "sigma": shared.sigma,
-        "weight_offset": weight_offset,
+        "weight_params": weights.param_array(),
         "one": dtype(1),
         "block_scale": dtype(block_scale),
         "block_shift": dtype(block_shift),

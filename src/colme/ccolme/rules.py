@@ -130,18 +130,19 @@ def alpha_table(schedule: str, t_max: int) -> np.ndarray:
     raise ValueError(f"alpha schedule must be one of {ALPHA_SCHEDULES}, got {schedule!r}")
 
 
-def mixing_matrix(accepted: np.ndarray, weight_offset: float = 1.0) -> np.ndarray:
-    """Dense mixing matrix W^(t) of eq. (2) from a boolean neighbour-acceptance matrix.
+def mixing_matrix(accepted: np.ndarray, weight_offset: float = 1.0, cap=None) -> np.ndarray:
+    """Dense mixing matrix W^(t) from a boolean neighbour-acceptance matrix.
 
     ``accepted[a, b]`` says b in C_a^(t) (b != a); |C_a| counts a itself.
-    W_ab = 1/(max(|C_a|, |C_b|) + offset) for accepted b, W_aa = 1 - sum of the row.
-    Doubly stochastic whenever ``accepted`` is symmetric.
+    W_ab = min(q_a, q_b) for accepted b, W_aa = 1 - sum of the row, with the caps q of
+    ``weight_rules``: ``cap(sizes)``, the caps of the agents' set sizes (an array), or by
+    default q = 1/(|C_a| + offset), i.e. W_ab = 1/(max(|C_a|, |C_b|) + offset) of eq. (2)
+    (offset 1; Metropolis: 0).  Doubly stochastic whenever ``accepted`` is symmetric.
     """
     accepted = np.asarray(accepted, dtype=bool).copy()
     np.fill_diagonal(accepted, False)
     size = 1 + accepted.sum(axis=1)
-    weights = np.where(
-        accepted, 1.0 / (np.maximum(size[:, None], size[None, :]) + weight_offset), 0.0
-    )
+    caps = 1.0 / (size + weight_offset) if cap is None else np.asarray(cap(size), dtype=np.float64)
+    weights = np.where(accepted, np.minimum(caps[:, None], caps[None, :]), 0.0)
     weights[np.diag_indices_from(weights)] = 1.0 - weights.sum(axis=1)
     return weights

@@ -15,6 +15,7 @@ from ..populations import Population
 from ..privacy import laplace_sigma_dp
 from .decision_rules import DecisionRule, builtin_rules
 from .rules import difference_beta, laplace_beta_dp, noisy_mean_beta
+from .weight_rules import WeightRule, builtin_weights
 
 #: Per recorded t and curve: the rule's type-I rate (same-class edges rejected), type-II
 #: rate (other-class edges accepted) and the share of agents whose C_a changed at that
@@ -81,12 +82,14 @@ class PanelSpec:
     population: Population = Population()  # noqa: RUF009 - frozen, so shared safely
     alpha_schedule: str = "floor10"
     alpha_reset: str = "per_agent"  # a value of rules.ALPHA_RESETS
-    weights: str = "eq2"
+    weights: str = "eq2"  # a key of rules.WEIGHT_OFFSETS (a built-in of weight_rules)
     optimistic_delta: float = 1.0
     optimistic_radius: str = "sqrt_over_all"  # a key of rules.OPTIMISTIC_RADII
     bernstein_beta: str = "sec3c1"  # a value of rules.BERNSTEIN_BETAS
     #: A researcher's own decision rules (``decision_rules.user_rule``), by the names curves use.
     user_rules: tuple[DecisionRule, ...] = ()
+    #: A researcher's own mixing weights (``weight_rules.user_weights``), in place of ``weights``.
+    weight_rule: WeightRule | None = None
 
     @property
     def t_max(self) -> int:
@@ -111,6 +114,11 @@ class PanelSpec:
         rules = builtin_rules(self.optimistic_delta, self.optimistic_radius == "sqrt_closed_early")
         used = set(c.rule for c in self.curves)
         return (*rules.values(), *(rule for rule in self.user_rules if rule.name in used))
+
+    def mixing_weights(self) -> WeightRule:
+        """The panel's mixing weights (``weight_rules``): the researcher's ``weight_rule``,
+        else the built-in ``weights`` (eq. (2) or Metropolis)."""
+        return self.weight_rule if self.weight_rule is not None else builtin_weights()[self.weights]
 
     def curve_arrays(self) -> dict[str, np.ndarray]:
         """Per-curve parameters as arrays for the kernel: rule code (an index into

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 from .decision_rules import builtin_rules
+from .weight_rules import builtin_weights
 
 _TEMPLATE = '''
 @step
@@ -94,11 +95,12 @@ def publish(t, sigma_dp, agent_noise, one, sample_sum, noise_sum, noisy, set_siz
 
 @step
 def decide(by_class, indptr, upper, neighbour_row, edge_row, offset, same, profile_row, profile_col, one,
-           weight_offset, threshold, pair_threshold, noisy, accepted, set_size, flips, inverse_weight):
+           degree, n_agents, weight_params, threshold, pair_threshold, noisy, accepted, set_size, flips, weight_cap):
     """Lines 6-7, the decision rule chi_a^(t)(b) = chi_b^(t)(a), once per edge {a, b} from
     its lower end a (neighbours k >= upper[a] have b > a): |C_a^(t)|, |C_b^(t)| and whether
-    C^(t) != C^(t-1) accumulate at both ends.  Returns each lane's count of changes (> 0
-    iff some C_a^(t) changed)."""
+    C^(t) != C^(t-1) accumulate at both ends, and once C_a^(t) is complete, a's cap q_a of
+    the mixing weights (``mixing_cap``, ``weight_rules``).  Returns each lane's count of
+    changes (> 0 iff some C_a^(t) changed)."""
     zero = one - one
     oracle@ = one if by_class[@] > 0.0 else zero
     limit@ = threshold[@]  #:shared
@@ -132,15 +134,16 @@ def decide(by_class, indptr, upper, neighbour_row, edge_row, offset, same, profi
         set_size[ra + U@] = size@
         flips[ra + U@] = flip@
         changes@ += flip@
-        inverse_weight[ra + U@] = one / (size@ + weight_offset)
+        weight_cap[ra + U@] = mixing_cap(size@, degree, n_agents, weight_params)
     return ({changes@},)
 
 
 @step
 def consensus(changes, indptr, neighbour_row, edge_row, offset, one, block_scale, block_shift, per_agent_reset,
-              global_reset, accepted, inverse_weight, noisy, flips, clock, error, error_next):
-    """Lines 8-10, the consensus step with W^(t) of eq. (2): W_ab = min(1/(|C_a|+1),
-    1/(|C_b|+1)), and alpha of the agent's clock tau: 1 - alpha = 1/(block + 2), block =
+              global_reset, accepted, weight_cap, noisy, flips, clock, error, error_next):
+    """Lines 8-10, the consensus step with W^(t) of the figure's weight rule: W_ab =
+    min(q_a, q_b) for accepted b (``weight_rules``; eq. (2): min(1/(|C_a|+1), 1/(|C_b|+1))),
+    and alpha of the agent's clock tau: 1 - alpha = 1/(block + 2), block =
     floor(tau * block_scale) + block_shift (floor10: tau/10 and 0; theory: tau and -1).
 
     In increment form, (W e)_a = e_a + sum_b W_ab (e_b - e_a) and alpha m + (1 - alpha) x =
@@ -156,17 +159,17 @@ def consensus(changes, indptr, neighbour_row, edge_row, offset, one, block_scale
         ahead = a + PREFETCH_AHEAD  #:large
         if ahead < indptr.shape[0] - 1:  #:large
             for j in range(indptr[ahead], indptr[ahead + 1]):  #:large
-                prefetch_row(inverse_weight, neighbour_row[j])  #:large
+                prefetch_row(weight_cap, neighbour_row[j])  #:large
                 prefetch_row(error, neighbour_row[j])  #:large
                 prefetch(accepted, edge_row[j])  #:large
-        own@ = inverse_weight[ra + U@]
+        own@ = weight_cap[ra + U@]
         mine@ = error[ra + U@]
         pull@ = zero
         for k in range(indptr[a], indptr[a + 1]):
             rb = neighbour_row[k]
             re = edge_row[k]
             d = offset[k]
-            w@ = as_state(accepted[re + U@], one) * min(own@, inverse_weight[rb + U@])
+            w@ = as_state(accepted[re + U@], one) * min(own@, weight_cap[rb + U@])
             pull@ += w@ * (error[rb + U@] - d - mine@)
         trigger@ = per_agent_reset * flips[ra + U@] + everybody@
         tick@ = one if trigger@ > zero else clock[ra + U@] + one
@@ -238,12 +241,12 @@ def kernel(
     profile_col, pair_sigma_a, pair_sigma_b, pair_beta, pair_noise_a, pair_noise_b,
     # The panel's population, options and recorded times; this call runs t_first..t_last
     # (t_first = 1 starts the run; a later call resumes it from the scratch arrays).
-    half_width, sigma, degree, weight_offset, one, block_scale, block_shift,
+    half_width, sigma, degree, weight_params, one, block_scale, block_shift,
     per_agent_reset, global_reset, t_record, t_first, t_last,
     # Outputs.
     mse_out, diagnostics_out,
     # Scratch: the fields of Workspace.
-    accepted, clock, noisy, error, error_next, set_size, inverse_weight, flips, threshold,
+    accepted, clock, noisy, error, error_next, set_size, weight_cap, flips, threshold,
     pair_threshold, sample_sum, noise_sum,
 ):
     """Algorithm 1 of seed 002 for one run and one lane group, steps t_first..t_last."""
@@ -262,9 +265,10 @@ def kernel(
                        pair_noise_a, pair_noise_b, sigma, degree, n_agents, threshold, pair_threshold)
         publish(t, sigma_dp, agent_noise, one, sample_sum, noise_sum, noisy, set_size, flips)
         changes = decide(by_class, indptr, upper, neighbour_row, edge_row, offset, same, profile_row, profile_col, one,
-                         weight_offset, threshold, pair_threshold, noisy, accepted, set_size, flips, inverse_weight)
+                         degree, n_agents, weight_params, threshold, pair_threshold, noisy, accepted, set_size, flips,
+                         weight_cap)
         consensus(changes, indptr, neighbour_row, edge_row, offset, one, block_scale, block_shift, per_agent_reset,
-                  global_reset, accepted, inverse_weight, noisy, flips, clock, error, error_next)
+                  global_reset, accepted, weight_cap, noisy, flips, clock, error, error_next)
         if t == t_record[next_record]:
             record_mse(t, next_record, indptr, neighbour_row, edge_row, one, sample_sum, accepted, set_size, error,
                        mse_out)
@@ -330,30 +334,47 @@ def dispatch_source(rules) -> str:
     return "\n".join(lines) + "\n"
 
 
-def kernel_module_source(lanes: int, mixed: bool = False, large: bool = False, rules=None) -> str:
+def weights_source(weights) -> str:
+    """``mixing_cap``, the generated kernel's cap q_a of an agent's set size (``decide``):
+    the figure's weight rule (``PanelSpec.mixing_weights``, ``weight_rules``) compiled into
+    the kernel, called with the fixed arguments and its parameters (``weight_params``)."""
+    own = "".join(f", weight_params[{j}]" for j in range(len(weights.params)))
+    return "\n".join([
+        *weights.kernel_import("weight_rule").splitlines(),
+        "@step",
+        "def mixing_cap(size, degree, n_agents, weight_params):",
+        f"    return weight_rule(size, degree, n_agents{own})",
+    ]) + "\n"
+
+
+def kernel_module_source(lanes: int, mixed: bool = False, large: bool = False, rules=None, weights=None) -> str:
     """A Python module defining ``kernel``, the no-alias compiled kernel for ``lanes`` curves
     (``mixed``: agents that differ; ``large``: the layout for large graphs; ``kernel_source``)
     with the panel's decision ``rules`` compiled in (``dispatch_source``; default: the
-    built-in ones, codes 0, 1, 2 for oracle, bernstein, optimistic)."""
+    built-in ones, codes 0, 1, 2 for oracle, bernstein, optimistic) and its mixing
+    ``weights`` (``weights_source``; default: the built-in ones, eq. (2) or Metropolis by
+    the ``weight_params`` offset)."""
     rules = tuple(builtin_rules().values()) if rules is None else tuple(rules)
+    weights = builtin_weights()["eq2"] if weights is None else weights
     package = __package__ or "colme.ccolme"
     root = package.rpartition(".")[0]
     constants = "\n".join(f"U{c} = np.uint64({c})" for c in range(lanes))
     names = ", ".join(rule.name for rule in rules)
     return (
         f'"""Generated by {package}.template.kernel_module_source({lanes}, mixed={mixed}, large={large}) '
-        f'for the rules {names}: do not edit."""\n'
+        f'for the rules {names} and the weight rule {weights.function}: do not edit."""\n'
         "import numba\n"
         "import numpy as np\n"
         f"from {root}._jit import as_state, jit_noalias, prefetch\n"
         f"from {package}.randoms import _GOLDEN as GOLDEN, _mix_uniform as mix_uniform\n"
         f"from {package}.rules import theta_schedule\n"
-        f"from {package}.decision_rules import load_function\n"
+        f"from {package}.user_code import load_function\n"
         f"from {root}.privacy import unit_laplace\n"
         f"from {root}.populations import centred_sample\n"
         "step = numba.njit(inline='always', error_model='numpy')\n"
         f"LANES = np.uint64({lanes})\n{constants}\nPREFETCH_AHEAD = {PREFETCH_AHEAD}\n"
         + dispatch_source(rules)
+        + weights_source(weights)
         + kernel_source(lanes, mixed, large)
         + "kernel = jit_noalias(kernel, cache=CACHE, slp_vectorize=True)\n"
     )
