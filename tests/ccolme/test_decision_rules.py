@@ -155,3 +155,23 @@ def test_a_sweep_runs_over_a_rule_parameter(tmp_path, monkeypatch):
                     "gaps__decision_rules_res_params_gap0p4": {"gap": 0.4}}
     simulate_params = {name: stage_params(s, "simulate", 0, 2) for name, s in points.items()}
     assert len({str(p) for p in simulate_params.values()}) == 2  # each point its own numbers
+
+
+def test_the_example_figure_draws_the_builtin_rules_on_the_same_instances(monkeypatch):
+    """experiments/decision_rules.yaml, small: its built-in curves are those of the same
+    figure without the researcher's rule, bit for bit (same instances, draws and noise),
+    so the published comparison is paired run by run."""
+    import yaml
+
+    monkeypatch.chdir(ROOT)
+    entry = yaml.safe_load((ROOT / "experiments" / "decision_rules.yaml").read_text())["figures"]["exp_own_rule"]
+    small = {**entry, "n_agents": 30, "degree": 4, "t_max": 120, "runs": 2, "grid": {"linear": 10, "log": 5}}
+    without = {**small, "rules": [r for r in small["rules"] if r not in small["decision_rules"]]}
+    settings = expand_config({"seed": 5, "figures": {"f": small, "g": without}}).figures
+    assert "resolution" in settings["f"]["rules"] and "resolution" not in settings["g"]["rules"]
+    with_rule, _ = simulate(settings["f"])
+    engine = ENGINES["ccolme"]
+    instances = engine.instances(stage_params(settings["g"], "instances", 0, 2), "f", 0, 2)
+    plain = engine.simulate(stage_params(settings["g"], "simulate", 0, 2), instances, "f")
+    for index, name in enumerate(plain["curves"]):
+        assert np.array_equal(plain["mse"][:, index], with_rule[name]), name

@@ -47,6 +47,7 @@ FIGURE_KEYS = {
         "optimistic_radius": "simulate", "bernstein_beta": "simulate",
         "weights": "simulate", "t_max": "simulate", "grid.linear": "simulate", "grid.log": "simulate",
         "privacy_mixes": "simulate", "population": "simulate",  # a law: see POPULATION_EDITS
+        "decision_rules": None, "weight_rule": "simulate",  # a rule declared but not drawn: no number
         "title": "figure",
     },
     "private_colme": {
@@ -187,6 +188,15 @@ def leaf_cases():
                 continue
             if key == "privacy_mixes":
                 yield figure, key, ("figures", figure, key), [{"eps": [1, math.inf], "shares": [0.2, 0.8]}]
+                continue
+            if key == "decision_rules":  # a rule declared, not drawn (drawn: tests/ccolme/test_decision_rules.py)
+                rule = {"file": str(ROOT / "experiments/rules/bernstein.py"), "function": "bernstein_copy"}
+                yield figure, key, ("figures", figure, key), {"mine": rule}
+                continue
+            if key == "weight_rule":
+                rule = {"file": str(ROOT / "experiments/weights/laplacian.py"), "function": "laplacian",
+                        "params": {"step": 0.01}}
+                yield figure, key, ("figures", figure, key), rule
                 continue
             if key == "population":  # the figure's own population over the global one
                 override = {"law": {"kind": "beta", "a": 2, "b": 5}} if settings["engine"] == "ccolme" \
