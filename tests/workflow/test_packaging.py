@@ -234,8 +234,8 @@ def test_citation_cff():
 
 def test_a_non_editable_install_validates_every_shipped_config(tmp_path):
     """`pip install .` (a wheel, not the source tree) carries every schema the package
-    reads: from outside the checkout, the installed colme validates config.yaml with each
-    experiment merged over it, and imports no module from src/."""
+    reads: the installed colme (not src/, which is not on the path) validates config.yaml
+    with each experiment merged over it, and imports no module from src/."""
     site = tmp_path / "site"
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site), str(ROOT)],
@@ -255,7 +255,8 @@ def test_a_non_editable_install_validates_every_shipped_config(tmp_path):
         "            if getattr(m, '__file__', None) and str(root / 'src') in m.__file__]",
     ])
     result = subprocess.run(
-        [sys.executable, "-W", "error::FutureWarning", "-c", code], cwd=tmp_path, capture_output=True, text=True,
+        # From the checkout's root, where the experiments' rule files are (src/ is not on the path).
+        [sys.executable, "-W", "error::FutureWarning", "-c", code], cwd=ROOT, capture_output=True, text=True,
         env={**os.environ, "PYTHONPATH": str(site)},
     )
     assert result.returncode == 0, result.stderr[-3000:]

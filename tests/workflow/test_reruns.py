@@ -27,6 +27,7 @@ import pytest
 import yaml
 
 from colme.aggregation import run_chunks
+from colme.ccolme.decision_rules import BUILTIN as BUILTIN_RULES
 from colme.config import _branch, load_schema, resolve_figure
 from colme.expansion import validate_config
 from colme.provenance import canonical_json
@@ -188,6 +189,11 @@ def leaf_cases():
                 continue
             if key == "privacy_mixes":
                 yield figure, key, ("figures", figure, key), [{"eps": [1, math.inf], "shares": [0.2, 0.8]}]
+                continue
+            if key == "rules":  # a built-in rule the figure lacks, else one rule fewer
+                missing = [rule for rule in BUILTIN_RULES if rule not in settings["rules"]]
+                yield figure, key, ("figures", figure, key), settings["rules"] + missing[:1] if missing \
+                    else settings["rules"][:-1]
                 continue
             if key == "decision_rules":  # a rule declared, not drawn (drawn: tests/ccolme/test_decision_rules.py)
                 rule = {"file": str(ROOT / "experiments/rules/bernstein.py"), "function": "bernstein_copy"}
