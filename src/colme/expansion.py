@@ -30,6 +30,7 @@ from .config import (
     update_config,
     validate_written,
 )
+from .derived.sweeps import global_settings
 from .registry import ENGINES
 
 __all__ = ["BASELINE", "Expansion", "Variant", "expand_config", "expand_derived", "validate_config", "variant_name"]
@@ -152,11 +153,6 @@ def _generated_figures(config: dict, figures: dict[str, dict], schema: dict) -> 
     return out
 
 
-def _global_settings(config: dict) -> dict:
-    """A copy of ``config`` without its figures: the context of one generated figure."""
-    return {key: copy.deepcopy(setting) for key, setting in config.items() if key not in ("figures", "targets")}
-
-
 def variant_name(figure: str, option: str, value=None) -> str:
     """``<figure>__baseline`` or ``<figure>__<option>__<value>`` (a valid figure name)."""
     if option == BASELINE:
@@ -206,7 +202,7 @@ def _add_variants(expansion: Expansion, schema: dict, claimed: set[str], derived
                 if value == entry[option]:
                     continue
                 name = variant_name(figure, option, value)
-                trial = {**_global_settings(config), "figures": {name: {**copy.deepcopy(entry), option: value}}}
+                trial = {**global_settings(config), "figures": {name: {**copy.deepcopy(entry), option: value}}}
                 try:
                     checked = validate_written(trial, schema)
                 except ConfigError as error:

@@ -144,11 +144,17 @@ def _assign(target: dict, key: str, value) -> None:
     target[leaf] = copy.deepcopy(value)
 
 
+def global_settings(config: dict) -> dict:
+    """A copy of ``config`` without its figures and targets: the context of one figure
+    written on its own (a sweep's point, a sensitivity variant)."""
+    return {key: copy.deepcopy(setting) for key, setting in config.items() if key not in ("figures", "targets")}
+
+
 def point_config(config: dict, sweep: dict, point: dict, global_keys) -> dict:
     """A configuration holding one point as its only figure: the base's entry with the
     sweep's ``set`` and the point's values applied (keys the figure does not have, such as
     ``population.sigma``, at the top level)."""
-    trial = {key: copy.deepcopy(value) for key, value in config.items() if key not in ("figures", "targets")}
+    trial = global_settings(config)
     entry = copy.deepcopy(config["figures"][sweep["base"]])
     for key, value in [*sweep["set"].items(), *point["set"].items()]:
         head = key.split(".")[0]
