@@ -6,7 +6,10 @@ twice, interleaved: once as built, once with the Bernstein curves drawn by
 the same kernel through ``colme.ccolme.decision_rules``).  Prints the CPU and the vector
 ISA Numba compiles for, both rates in config-edge-updates per second per core (CPU
 seconds, best of ``--repeat``) and their ratio (the target: >= 0.9), and checks that both
-panels give the same numbers bit for bit.  Usage:
+panels give the same numbers bit for bit.  Then the same for Private-ColME: a panel of
+known-variance (z-test) and estimated-variance (Welch test) curves, once with the paper's
+test and once with ``experiments/rules/private_colme.py``'s copy of it
+(``colme.private_colme.decision_rules``), in agent-steps per second per core.  Usage:
 
     python benchmarks/bench_decision_rules.py [--t-max 3000] [--runs 2] [--repeat 3] [--dtype float32]
 """
@@ -25,9 +28,13 @@ from bench_consensus import instances, panel
 
 from colme.ccolme.decision_rules import user_rule
 from colme.ccolme.kernel import simulate_runs
+from colme.private_colme import decision_rules as private_rules
+from colme.private_colme.kernel import simulate_colme_runs
+from colme.private_colme.spec import ColmeCurve, ColmeSpec
 from colme.seeding import run_generator
 
-RULE_FILE = Path(__file__).resolve().parents[1] / "experiments" / "rules" / "bernstein.py"
+RULES = Path(__file__).resolve().parents[1] / "experiments" / "rules"
+RULE_FILE = RULES / "bernstein.py"
 
 
 def own_panel(spec):
@@ -69,6 +76,39 @@ def main() -> None:
         print(f"fig1 r={degree:2d} {args.dtype}: built-in bernstein {builtin:.3e}, user copy {own:.3e} "
               f"config-edge-updates/s/core: x{own / builtin:.3f} (target >= 0.9); "
               f"numbers {'bit-identical' if same else 'DIFFER'}", flush=True)
+
+    private_colme(args)
+
+
+def private_colme(args) -> None:
+    """Private-ColME (M = 200): the paper's test against the user's copy of it, in one run."""
+    n_agents, t_max = 200, max(args.t_max // 10, 10)
+    curves = tuple(ColmeCurve(schedule, "pm1", "last", "gaussian", variance=variance)
+                   for schedule in ("rr", "rrr") for variance in ("known", "schvar2"))
+    paper = ColmeSpec(n_agents=n_agents, curves=curves, t_record=np.array([t_max]))
+    copy = private_rules.user_rule({"file": str(RULES / "private_colme.py"), "function": "z_test_copy"}, "benchmark")
+    panels = {"paper's test": paper, "user copy": dataclasses.replace(paper, decision_rule=copy)}
+    classes = np.random.default_rng(1).integers(0, 2, size=(args.runs, n_agents))
+
+    def run(spec, runs):
+        generators = [run_generator(1, "bench", r, "data") for r in range(runs)]
+        start = time.process_time()
+        mse = simulate_colme_runs(spec, classes[:runs], generators)
+        return time.process_time() - start, mse
+
+    for spec in panels.values():  # compile first
+        run(dataclasses.replace(spec, t_record=np.array([3])), 1)
+    best, results = {}, {}
+    for _ in range(args.repeat):
+        for name, spec in panels.items():
+            seconds, results[name] = run(spec, args.runs)
+            best[name] = min(best.get(name, math.inf), seconds)
+    steps = n_agents * len(curves) * t_max * args.runs
+    builtin, own = (steps / best[name] for name in panels)
+    same = np.array_equal(*results.values())
+    print(f"private_colme M={n_agents} t={t_max}: paper's test {builtin:.3e}, user copy {own:.3e} "
+          f"agent-steps/s/core: x{own / builtin:.3f} (target >= 0.9); numbers {'bit-identical' if same else 'DIFFER'}",
+          flush=True)
 
 
 if __name__ == "__main__":

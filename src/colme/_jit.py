@@ -12,9 +12,16 @@ a compiled function took, so a test can catch the silent fallback.
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import inspect
+import linecache
+import os
 import re
+import sys
 import warnings
+from collections.abc import Iterable
+from pathlib import Path
 
 import numba
 import numba.extending
@@ -163,3 +170,56 @@ def call_kernel(kernel, arguments: dict) -> None:
         unknown = sorted(set(arguments) - set(expected))
         raise TypeError(f"kernel arguments: missing {missing}, unknown {unknown}")
     kernel(**arguments)
+
+
+def kernel_folder() -> Path:
+    """Where generated kernel modules (and, unless NUMBA_CACHE_DIR says otherwise, their
+    compiled code) are kept: $COLME_KERNEL_DIR, else $XDG_CACHE_HOME/colme/kernels."""
+    if os.environ.get("COLME_KERNEL_DIR"):
+        return Path(os.environ["COLME_KERNEL_DIR"])
+    cache_home = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(cache_home) / "colme" / "kernels"
+
+
+def generated_module(name: str, source: str, calls: Iterable[Path] = (), package: str | None = None,
+                     label: str = "generated kernel", cache: bool = True):
+    """The module of generated ``source`` (its compiled functions written ``cache=CACHE``).
+
+    With a writable ``kernel_folder()``, the source is written there once (atomically:
+    concurrent jobs see all or nothing) under ``name`` and a digest of the source and of
+    the modules it ``calls`` (an edit of either makes another file), with ``cache=True``,
+    and imported: Numba caches its machine code like any module's, so later processes
+    skip the compilation.  Otherwise it is compiled in memory with ``cache=False``.
+    ``package``: the package its relative imports resolve against (the module is then
+    named ``package.name_digest``).  Without ``cache``, it is compiled in memory.
+    """
+    digest = hashlib.sha256(source.encode())
+    for path in calls:
+        digest.update(Path(path).read_bytes())
+    stem = f"{name}_{digest.hexdigest()[:16]}"
+    qualified = f"{package}.{stem}" if package else stem
+    if qualified in sys.modules:
+        return sys.modules[qualified]
+    if cache:
+        try:
+            path = kernel_folder() / f"{stem}.py"
+            if not path.exists():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                partial = path.with_suffix(f".{os.getpid()}.tmp")
+                partial.write_text(source.replace("cache=CACHE", "cache=True"))
+                os.replace(partial, path)
+            module_spec = importlib.util.spec_from_file_location(qualified, path)
+            module = importlib.util.module_from_spec(module_spec)
+            sys.modules[qualified] = module  # Numba's cached code refers to it by name
+            module_spec.loader.exec_module(module)
+            return module
+        except (OSError, RuntimeError) as error:  # read-only or no home folder
+            sys.modules.pop(qualified, None)
+            warnings.warn(f"kernel cache unavailable ({error}); compiling in memory", stacklevel=2)
+    filename = f"<colme {label}>"
+    source = source.replace("cache=CACHE", "cache=False")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    module = type(sys)(qualified)
+    module.__package__ = package or ""
+    exec(compile(source, filename, "exec"), module.__dict__)
+    return module

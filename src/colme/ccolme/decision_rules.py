@@ -46,8 +46,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..errors import ConfigError
+from ..user_code import UserFunction, probe_values, user_function
 from .rules import bernstein_threshold, optimistic_radius, theta_schedule
-from .user_code import UserFunction, probe_values, user_function
 
 #: The arguments every decision rule takes first, in this order (the module docstring).
 ARGUMENTS = ("t", "sigma_a", "sigma_b", "sigma_dp_a", "sigma_dp_b", "beta_pair", "theta", "degree", "n_agents")

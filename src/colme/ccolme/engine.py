@@ -14,11 +14,11 @@ from ..errors import ConfigError
 from ..graphs import FAMILY_KEYS, expected_mean_degree, graph_params, graph_problem
 from ..instances import make_family_instances
 from ..timegrid import figure_grid
+from ..user_code import with_digest
 from .choices import CHOICES, ccolme_population_choices, graph_choice
 from .decision_rules import BUILTIN, builtin_rules, user_rule
 from .spec import DIAGNOSTICS, Curve, PanelSpec
 from .tables import bound_table, curve_fields, theorem1_frames
-from .user_code import with_digest
 from .weight_rules import max_set_size, user_weights
 
 #: Conservative config-edge-updates/s for sizing cluster jobs (6x below the 2.5e9 measured

@@ -368,7 +368,7 @@ def kernel_module_source(lanes: int, mixed: bool = False, large: bool = False, r
         f"from {root}._jit import as_state, jit_noalias, prefetch\n"
         f"from {package}.randoms import _GOLDEN as GOLDEN, _mix_uniform as mix_uniform\n"
         f"from {package}.rules import theta_schedule\n"
-        f"from {package}.user_code import load_function\n"
+        f"from {root}.user_code import load_function\n"
         f"from {root}.privacy import unit_laplace\n"
         f"from {root}.populations import centred_sample\n"
         "step = numba.njit(inline='always', error_model='numpy')\n"

@@ -38,8 +38,8 @@ from typing import ClassVar
 import numpy as np
 
 from ..errors import ConfigError
+from ..user_code import UserFunction, probe_values, user_function
 from .rules import WEIGHT_OFFSETS
-from .user_code import UserFunction, probe_values, user_function
 
 #: The arguments every weight rule takes first, in this order (the module docstring).
 ARGUMENTS = ("size", "degree", "n_agents")

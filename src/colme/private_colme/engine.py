@@ -18,7 +18,9 @@ from ..engines import (
 )
 from ..errors import ConfigError
 from ..timegrid import figure_grid
+from ..user_code import with_digest
 from .choices import ORACLE, PER_CLASS_SIGMA, SIMULATION
+from .decision_rules import user_rule
 from .spec import DIAGNOSTICS, UNSUPPORTED_VARIANCE, ColmeCurve, ColmeSpec, variance_supported
 from .tables import curve_fields, oracle_table, privacy_table
 
@@ -47,6 +49,8 @@ def panel_spec(params: dict, oracle: bool) -> ColmeSpec:
     """A Private-ColME spec; keys only one of the two engines has keep the spec's defaults
     (the simulation's decision-rule keys, the analytic figures' pm2_variance)."""
     optional = ("theta0", "retest", "pm2_variance", "bayes_prior", "welch_dof", "schvar2_first_interval")
+    own_rule = params.get("decision_rule")
+    rule = {"decision_rule": user_rule(own_rule, "figure", check=False)} if own_rule else {}
     return ColmeSpec(
         n_agents=params["n_agents"],
         curves=panel_curves(params, oracle),
@@ -56,6 +60,7 @@ def panel_spec(params: dict, oracle: bool) -> ColmeSpec:
         pm2_split=params["pm2_split"],
         population=population(params),
         **{key: params[key] for key in optional if key in params},
+        **rule,
     )
 
 
@@ -110,12 +115,20 @@ class PrivateColmeEngine(SimulatedEngine):
 
     def check(self, settings, where, config):
         check_panel(settings, where)
+        if settings.get("decision_rule"):
+            user_rule(settings["decision_rule"], where)
 
     def numeric_params(self, settings: dict) -> dict:
+        """The settings; an explicit curve list in place of the product, a researcher's
+        decision rule with its file's digest (an edit reruns exactly its figures; a figure
+        without one: no such key, so its params are those of before the key, bit for bit)."""
         params = super().numeric_params(settings)
         if params.get("curves"):  # an explicit curve list replaces the product
             for key in ("schedules", "mechanisms", "weights", "noises"):
                 params.pop(key, None)
+        rule = params.pop("decision_rule", None)
+        if rule:
+            params["decision_rule"] = with_digest(rule)
         return params
 
     def spec(self, params: dict) -> ColmeSpec:
@@ -136,6 +149,10 @@ class PrivateColmeEngine(SimulatedEngine):
 
     def details(self, settings: dict) -> str:
         line = f"eps {settings['eps']:g}, delta {settings['delta']:g}, retest {settings['retest']}"
+        rule = settings.get("decision_rule")
+        if rule:
+            own = ", ".join(f"{name}={value:g}" for name, value in (rule.get("params") or {}).items())
+            line += f", decision rule {rule['file']}:{rule['function']}({own})"
         population_line = population_summary(settings["population"])
         return line + (f"\n{population_line}" if population_line else "")
 

@@ -19,18 +19,22 @@ from __future__ import annotations
 import copy
 import math
 from dataclasses import dataclass, fields
+from pathlib import Path
 
 import numba
 import numpy as np
 
-from .._jit import call_kernel, check_distinct, jit_noalias
+from .._jit import call_kernel, check_distinct, generated_module, jit_noalias
 from ..populations import centred_sample
 from ..privacy import unit_laplace
 from ..progress import Progress, time_segments
 from ..timegrid import checked_t_record
+from .decision_rules import PAPER, PrivateDecisionRule, rule_call
 from .mechanisms import DATA_COEF, LAST_TIME, NOISE_VAR, STATISTIC, VARIANCE, PairState, pm2_levels, release
 from .spec import DIAGNOSTICS, RETESTS, UNSUPPORTED_VARIANCE, ColmeSpec, decision_thresholds, variance_supported
-from .variance import BAYES_PRIORS, bayes_variance, student_t_quantile, welch_dof
+from .variance import BAYES_PRIORS, bayes_variance
+
+decision_rule = rule_call('paper_test', 0, None, '')  # the decision rule (decision_rules.py)
 
 
 @dataclass(frozen=True)
@@ -84,11 +88,11 @@ class Workspace:
         return own | self.pairs.arguments()
 
 
-@jit_noalias
+@jit_noalias(cache=True)
 def _simulate_colme_run(
     classes, agent_means, law_code, law_a0, law_a1, law_a2, quantiles, class_sigma2,
     schedule, mechanism, weights, gaussian, oracle, class_sigma_dp, class_sigma_w, scheme,
-    every_step, bayes_offset, dof_from_count, drop_first, z2, theta, z_lower, t_record, t_first, t_last,
+    every_step, bayes_offset, dof_from_count, drop_first, theta, z_lower, rule_params, t_record, t_first, t_last,
     rng, mse_out, diagnostics_out,
     chi, stat, var, prec, sample_sum, sample_sq, fresh, fresh_w, pointer, estimates,
     state, count, block_noise, block_coef,
@@ -106,9 +110,10 @@ def _simulate_colme_run(
     variance, z-test and eq. (3); 1 Sch-Var-1, 2 Sch-Var-2, 3 Sch-Var-2 with eq. (19): Welch
     test and eq. (5)).  Panel: ``every_step`` (``retest``), ``bayes_offset`` (eq. (19)'s
     prior), ``dof_from_count`` (Welch degrees of freedom kappa - 1 instead of t_kappa - 1),
-    ``drop_first`` (Sch-Var-2 without its first query interval), the ``Thresholds`` and
-    ``t_record``.  The call runs t_first..t_last: t_first = 1 starts the run, a later call
-    resumes it (the ``Workspace`` and ``rng`` carry its state).  The rest is the ``Workspace``.
+    ``drop_first`` (Sch-Var-2 without its first query interval), the ``Thresholds``, the
+    decision rule's own parameters ``rule_params`` (``decision_rules``) and ``t_record``.
+    The call runs t_first..t_last: t_first = 1 starts the run, a later call resumes it (the
+    ``Workspace`` and ``rng`` carry its state).  The rest is the ``Workspace``.
     """
     n = classes.shape[0]
     known = scheme == 0
@@ -151,12 +156,13 @@ def _simulate_colme_run(
             prec[a, b] = 1.0 / var[a, b]
             if not oracle and not every_step:
                 other_count = float(count[pair] - first) if by_count else float(t)
-                chi[a, b] = _accept(known, sample_sum[a], sample_sq[a], float(t), stat[a, b],
-                                    var[a, b], other_count, class_sigma2[classes[a]], z2[t], theta[t], z_lower[t])
+                chi[a, b] = _accept(known, sample_sum[a], sample_sq[a], float(t), stat[a, b], var[a, b],
+                                    other_count, class_sigma2[classes[a]], theta[t], z_lower[t], sigma_dp, n,
+                                    rule_params)
         # Estimate (lines 12-14): C_a^(t) re-tested in full if every_step, then mu_a^(t)
         if every_step and not oracle:
-            _retest_all(t, known, first, by_count, classes, class_sigma2, z2[t], theta[t], z_lower[t],
-                        chi, stat, var, sample_sum, sample_sq, state, count)
+            _retest_all(t, known, first, by_count, classes, class_sigma2, class_sigma_dp, theta[t], z_lower[t],
+                        rule_params, chi, stat, var, sample_sum, sample_sq, state, count)
         if t == t_record[next_record]:
             mse_out[next_record] = _mean_squared_error(t, known, classes, class_sigma2, agent_means, chi, stat,
                                                        prec, sample_sum, sample_sq)
@@ -221,7 +227,7 @@ def _choose_agent(a, t, schedule, chi, pointer):
 
 
 @numba.njit(cache=True)
-def _retest_all(t, known, first, by_count, classes, class_sigma2, z2, theta, z_lower,
+def _retest_all(t, known, first, by_count, classes, class_sigma2, class_sigma_dp, theta, z_lower, rule_params,
                 chi, stat, var, sample_sum, sample_sq, state, count):
     """Line 13 with ``retest="every_step"``: chi_a(b) for every pair with the current X-bar_a^(t)."""
     n = chi.shape[0]
@@ -229,8 +235,9 @@ def _retest_all(t, known, first, by_count, classes, class_sigma2, z2, theta, z_l
         sigma2 = class_sigma2[classes[a]]
         for b in range(n):
             other_count = float(count[a * n + b] - first) if by_count else state[a * n + b, LAST_TIME]
-            chi[a, b] = a != b and _accept(known, sample_sum[a], sample_sq[a], float(t), stat[a, b],
-                                           var[a, b], other_count, sigma2, z2, theta, z_lower)
+            chi[a, b] = a != b and _accept(known, sample_sum[a], sample_sq[a], float(t), stat[a, b], var[a, b],
+                                           other_count, sigma2, theta, z_lower, class_sigma_dp[classes[b]], n,
+                                           rule_params)
 
 
 @numba.njit(cache=True)
@@ -296,24 +303,23 @@ def _sample_variance(total, squares, t):
 
 
 @numba.njit(cache=True)
-def _accept(known, own_sum, own_sq, t, statistic, variance, t_kappa, sigma2, z2, theta, z_lower):
-    """chi_a(b): z-test with known variance (Sec. III-C1) or Welch test (Sec. III-C2).
+def _accept(known, own_sum, own_sq, t, statistic, variance, t_kappa, sigma2, theta, z_lower, sigma_dp, n_agents,
+            rule_params):
+    """chi_a(b): the squared gap between a's mean and T_{b->a} below the decision rule's
+    bound (``decision_rules``; the paper's: z-test with known variance, Sec. III-C1, or
+    Welch test, Sec. V).
 
     ``t_kappa`` is the number of values behind b's variance estimate (its Welch degrees
     of freedom are t_kappa - 1).  An infinite (not yet estimable) Var[T] accepts b, with
-    weight 0.
+    weight 0, without asking the rule.
     """
     if variance == np.inf:
         return 1
     gap = own_sum / t - statistic
-    if known:
-        return 1 if gap * gap < z2 * (sigma2 / t + variance) else 0
-    own = _sample_variance(own_sum, own_sq, t) / t
-    if t < 2.0 or t_kappa < 2.0 or own <= 0.0:
-        return 1
-    nu = welch_dof(own_var_of_mean=own, own_count=t, other_var=variance, other_count=t_kappa)
-    quantile = student_t_quantile(two_sided_tail=theta, z_lower=z_lower, nu=nu)
-    return 1 if gap * gap < quantile * quantile * (own + variance) else 0
+    own = sigma2 / t if known else _sample_variance(own_sum, own_sq, t) / t
+    bound = decision_rule(t, own, variance, t_kappa, 1.0 if known else 0.0, theta, z_lower, sigma_dp, float(n_agents),
+                          rule_params)
+    return 1 if gap * gap < bound else 0
 
 
 @numba.njit(cache=True)
@@ -362,6 +368,25 @@ def _estimate_variance(
     return np.inf
 
 
+def run_function(rule: PrivateDecisionRule = PAPER):
+    """``_simulate_colme_run`` with ``rule`` compiled in: this module's for the paper's
+    test; for a researcher's rule, that of this module's source with the rule's binding
+    line in place of the paper's (``PrivateDecisionRule.kernel_binding``), generated and
+    cached by its digest (``colme._jit.generated_module``)."""
+    if rule.kernel_binding() == PAPER.kernel_binding():
+        return _simulate_colme_run
+    here = Path(__file__).resolve()
+    source = here.read_text()
+    if source.count(PAPER.kernel_binding()) != 1:
+        raise RuntimeError(f"{here} must bind the paper's decision rule exactly once: {PAPER.kernel_binding()!r}")
+    source = source.replace(PAPER.kernel_binding(), rule.kernel_binding()).replace("cache=True", "cache=CACHE")
+    calls = [here.with_name(name) for name in ("decision_rules.py", "mechanisms.py", "variance.py")]
+    calls += [here.parent.parent / name for name in ("_jit.py", "user_code.py", "privacy.py", "populations.py")]
+    module = generated_module("private_colme_kernel", source, calls, package=__package__,
+                              label=f"colme.private_colme kernel, rule {rule.function}")
+    return module._simulate_colme_run
+
+
 def simulate_colme_runs(
     spec: ColmeSpec,
     classes: np.ndarray,
@@ -390,7 +415,9 @@ def simulate_colme_runs(
     mse = np.empty((classes.shape[0], len(spec.curves), len(t_record)))
     if diagnostics is None:
         diagnostics = np.empty((*mse.shape[:2], len(DIAGNOSTICS), len(t_record)))
+    run_colme = run_function(spec.decision_rule)
     panel = decision_thresholds(spec.theta0, spec.t_max)._asdict() | {
+        "rule_params": np.array(spec.decision_rule.values, dtype=np.float64),
         "every_step": spec.retest == "every_step",
         "bayes_offset": BAYES_PRIORS[spec.bayes_prior],
         "dof_from_count": spec.welch_dof == "kappa",
@@ -411,5 +438,5 @@ def simulate_colme_runs(
             arguments = instance | spec.curve_arguments(curve) | panel | outputs | workspace
             where = f"run {run + 1}/{n_runs}, curve {index + 1}/{len(spec.curves)}"
             for t_first, t_last in time_segments(spec.t_max, progress, where):
-                call_kernel(_simulate_colme_run, arguments | {"t_first": t_first, "t_last": t_last})
+                call_kernel(run_colme, arguments | {"t_first": t_first, "t_last": t_last})
     return mse

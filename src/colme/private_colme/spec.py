@@ -15,6 +15,7 @@ from scipy.special import ndtri
 
 from ..populations import Population
 from ..privacy import gaussian_sigma_dp, laplace_sigma_dp
+from .decision_rules import PAPER, PrivateDecisionRule
 from .mechanisms import MECHANISMS, WEIGHTS
 from .variance import VARIANCE_SCHEMES
 
@@ -73,6 +74,7 @@ class ColmeSpec:
     bayes_prior: str = "uninformative"  # eq. (19) prior; footnote 3: jeffreys, flat
     welch_dof: str = "t_kappa"  # Sch-Var-2's Welch degrees of freedom: t_kappa - 1 (as printed) or kappa - 1
     schvar2_first_interval: str = "keep"  # keep or drop Sch-Var-2's short first query interval
+    decision_rule: PrivateDecisionRule = PAPER  # the paper's test, or a researcher's (``decision_rules``)
 
     @property
     def t_max(self) -> int:
@@ -130,9 +132,8 @@ class ColmeSpec:
 class Thresholds(NamedTuple):
     """The decision rule's per-t constants, t = 0..t_max (Sec. III-C, theta_t = theta0/ln(t+1))."""
 
-    z2: np.ndarray  # z_t^2, z_t = Phi^{-1}(1 - theta_t/2): the known-variance threshold
     theta: np.ndarray  # theta_t
-    z_lower: np.ndarray  # Phi^{-1}(theta_t/2), from which the Welch test's t-quantile starts
+    z_lower: np.ndarray  # Phi^{-1}(theta_t/2) = -z_theta: the z-test's quantile, where the Welch test's starts
 
 
 def decision_thresholds(theta0: float, t_max: int) -> Thresholds:
@@ -142,4 +143,4 @@ def decision_thresholds(theta0: float, t_max: int) -> Thresholds:
         theta = np.minimum(theta0 / np.log(t + 1.0), 1.0)
     theta[0] = 1.0
     z_lower = ndtri(theta / 2.0)
-    return Thresholds(z2=z_lower**2, theta=theta, z_lower=z_lower)
+    return Thresholds(theta=theta, z_lower=z_lower)

@@ -1,5 +1,7 @@
-"""A researcher's own code in the Private-C-ColME kernel: what its two extension points,
-the decision rules (``decision_rules``) and the mixing weights (``weight_rules``), share.
+"""A researcher's own code in a compiled kernel: what the extension points share (the
+decision rules and mixing weights of Private-C-ColME, ``colme.ccolme.decision_rules`` and
+``colme.ccolme.weight_rules``; the decision rule of Private-ColME,
+``colme.private_colme.decision_rules``).
 
 Each is a plain Python function in a file of the researcher's, named in a figure by
 ``{file, function, params}``: it takes the extension point's fixed arguments first, then
@@ -25,7 +27,7 @@ from typing import ClassVar
 
 import numba
 
-from ..errors import ConfigError
+from .errors import ConfigError
 
 
 def file_digest(path: str | Path) -> str:
