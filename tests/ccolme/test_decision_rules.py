@@ -8,8 +8,10 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
+from colme import claims
 from colme.config import ConfigError
 from colme.expansion import expand_config
 from colme.registry import ENGINES, stage_params
@@ -175,3 +177,36 @@ def test_the_example_figure_draws_the_builtin_rules_on_the_same_instances(monkey
     plain = engine.simulate(stage_params(settings["g"], "simulate", 0, 2), instances, "f")
     for index, name in enumerate(plain["curves"]):
         assert np.array_equal(plain["mse"][:, index], with_rule[name]), name
+
+
+def test_sensitivity_variants_and_claims_read_a_user_rules_curves_like_the_builtins(tmp_path, monkeypatch):
+    """A claim-bearing figure with a researcher's rule gets its sensitivity variants, each
+    with the rule's file by its digest; a claim about the user's copy of Bernstein gets the
+    verdict and evidence the same claim about the built-in curve gets."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(ROOT / "experiments" / "rules", tmp_path / "rules", dirs_exist_ok=True)
+    entry = {**BASE, "rules": ["bernstein", "mine"], "decision_rules": {"mine": COPY}, "eps": [1], "theta_k": [8],
+             "runs": 4, "chunk_runs": 4}
+    expansion = expand_config({"seed": 5, "figures": {"f": entry}}, claimed={"f"})
+    variants = [v for v in expansion.variants if v.figure == "f" and v.option != "baseline"]
+    assert {v.option for v in variants} >= {"alpha_reset", "weights", "bernstein_beta"}
+    settings = expansion.figures["f"]
+    digest = stage_params(settings, "simulate", 0, 4)["decision_rules"]["mine"]["sha256"]
+    for variant in variants:
+        params = stage_params(expansion.variant_settings[variant.name], "simulate", 0, 4)
+        assert params["decision_rules"]["mine"]["sha256"] == digest
+    engine = ENGINES["ccolme"]
+    out = engine.simulate(stage_params(settings, "simulate", 0, 4),
+                          engine.instances(stage_params(settings, "instances", 0, 4), "f", 0, 4), "f")
+    table = pd.DataFrame([
+        {"curve": curve, "t": float(t), "mse": float(mse.mean()), "se": float(mse.std(ddof=1) / 2.0), "runs": 4}
+        for index, curve in enumerate(out["curves"]) for t, mse in zip(out["t"], out["mse"][:, index].T, strict=True)
+    ])
+    written = [{"id": f"{name}.{check}", "figure": "f", "claim": "", "check": check, "curve": f"{name} eps=1", **extra}
+               for name in ("bernstein", "mine")
+               for check, extra in (("decreasing", {}), ("exceeds", {"level": 1e-3}))]
+    results = claims.evaluate(written, {"f": table}).set_index("id")
+    for check in ("decreasing", "exceeds"):
+        builtin, own = results.loc[f"bernstein.{check}"], results.loc[f"mine.{check}"]
+        assert builtin["verdict"] == own["verdict"]
+        assert builtin["measured"] == own["measured"].replace("mine", "bernstein")
