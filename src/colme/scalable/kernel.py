@@ -1,0 +1,412 @@
+"""C-ColME and B-ColME (Galante, Neglia, Leonardi, AAAI 2025): a compiled Monte Carlo engine.
+
+Both algorithms run on a graph whose directed links a -> b each carry agent a's decision
+about neighbour b (``active``), tested with the optimistic distance of [16, Eq. (3)]:
+a keeps b iff |m_a(t) - m_b(ref)| <= beta_a(t) + beta_b(ref), with ref = t - 1 (``stale``:
+b's published state of the previous step, as the authors' simulator does) or t
+(``current``: the symmetric test of Private-C-ColME).  With ``permanent`` exclusions a
+link once dropped is never tested again.  m_a is a's (noisy, with privacy) running mean.
+
+* C-ColME (consensus): y_a(t) = (1 - alpha_t) m_a(t) + alpha_t (y_a(t-1) + sum_b W_ab
+  (y_b(t-1) - y_a(t-1))) over the kept links, W_ab = 1/(offset + max(C_a(t), C_b(ref)))
+  with C the numbers of kept neighbours (``WEIGHTS``), alpha_t = s/(s + 1) on a clock s
+  that restarts (``RESETS``).
+* B-ColME (message passing, depth d): a's row for a kept neighbour b holds, for hops
+  k = 0..d-1, the sum and the number of the means of the agents k + 1 hops away through
+  b, as b saw them at t - 1 (non-backtracking: b's rows except the one for a); the
+  estimate is the sample-count-weighted mean of a's own mean and those stale means.
+
+Every curve of a run draws the same samples and noise as Private-C-ColME's kernel on the
+same instance (``colme.ccolme.randoms``: two counter-based draws per agent and step).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+
+import numba
+import numpy as np
+
+from .._jit import call_kernel, check_distinct, jit_noalias
+from ..ccolme.randoms import _GOLDEN, _mix_uniform, run_key
+from ..graphs import csr_neighbours, valid_edges
+from ..populations import centred_sample
+from ..privacy import unit_laplace
+from ..progress import Progress, time_segments
+from ..timegrid import checked_t_record
+from .spec import ALGORITHMS, DIAGNOSTICS, RESETS, RULES, TESTS, WEIGHTS, ScalableSpec
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """One run of one curve: per agent and per directed link; the kernel's parameter names."""
+
+    sample_sum: np.ndarray  # (M,) running sum of a's samples
+    noise_sum: np.ndarray  # (M,) running sum of a's unit Laplace draws
+    mean: np.ndarray  # (M,) m_a(t), a's published (noisy) mean
+    radius: np.ndarray  # (M,) beta_a(t)
+    previous_mean: np.ndarray  # (M,) m_a(t - 1)
+    previous_radius: np.ndarray  # (M,) beta_a(t - 1)
+    size: np.ndarray  # (M,) C_a(t): kept neighbours
+    previous_size: np.ndarray  # (M,) C_a(t - 1)
+    estimate: np.ndarray  # (M,) y_a(t) (C-ColME) or the message-passing estimate
+    estimate_next: np.ndarray  # (M,)
+    clock: np.ndarray  # (M,) alpha's clock s
+    changed: np.ndarray  # (M,) whether a's kept set changed at t
+    active: np.ndarray  # (2E,) uint8: a keeps b, per directed link
+    previous_active: np.ndarray  # (2E,) uint8
+    table_sum: np.ndarray  # (2E, d) B-ColME: sums of means per hop
+    table_count: np.ndarray  # (2E, d) and their numbers of agents
+    previous_sum: np.ndarray  # (2E, d)
+    previous_count: np.ndarray  # (2E, d)
+    total_sum: np.ndarray  # (M, d) per agent, over its kept rows (previous step)
+    total_count: np.ndarray  # (M, d)
+    state: np.ndarray  # (2,) global: [learnt (0/1), a change at the previous step (0/1)]
+
+    @classmethod
+    def allocate(cls, n_agents: int, n_links: int, depth: int) -> Workspace:
+        depth = max(depth, 1)
+
+        def per_agent():
+            return np.zeros(n_agents)
+
+        def per_link():
+            return np.zeros((n_links, depth))
+
+        return cls(
+            sample_sum=per_agent(), noise_sum=per_agent(), mean=per_agent(), radius=per_agent(),
+            previous_mean=per_agent(), previous_radius=per_agent(), size=per_agent(), previous_size=per_agent(),
+            estimate=per_agent(), estimate_next=per_agent(), clock=per_agent(), changed=per_agent(),
+            active=np.zeros(n_links, dtype=np.uint8), previous_active=np.zeros(n_links, dtype=np.uint8),
+            table_sum=per_link(), table_count=per_link(), previous_sum=per_link(), previous_count=per_link(),
+            total_sum=np.zeros((n_agents, depth)), total_count=np.zeros((n_agents, depth)), state=np.zeros(2),
+        )
+
+    def __post_init__(self):
+        check_distinct(self.arguments(), "Workspace")
+
+    def arguments(self) -> dict[str, np.ndarray]:
+        return {field.name: getattr(self, field.name) for field in fields(self)}
+
+
+@numba.njit(cache=True)
+def optimistic_radius(n, sigma, sigma_dp, log_links, delta, stale):
+    """beta(n) of [16, Eq. (3)] for a mean of n (noisy) samples: sqrt(2 (sigma^2 +
+    sigma_DP^2)/n (1 + 1/n) ln(sqrt(n + 1) 4 |links| / delta)), |links| the number of
+    directed links (r M on an r-regular graph, Private-C-ColME's 4 r M); with ``stale``
+    (the authors' simulator), +inf below two samples: no test before."""
+    if n < 2.0 and stale:
+        return np.inf
+    return math.sqrt(2.0 * (sigma * sigma + sigma_dp * sigma_dp) / n * (1.0 + 1.0 / n)
+                     * (0.5 * math.log(n + 1.0) + log_links - math.log(delta)))
+
+
+@jit_noalias(cache=True)
+def _simulate_scalable_run(
+    indptr, neighbours, reverse, same, classes, agent_means, class_sigma, key,
+    law_code, law_a0, law_a1, law_a2, quantiles,
+    algorithm, depth, by_class, sigma_dp, stale, permanent, weight_offset, uniform_weights, reset, first_sample,
+    log_links, delta, t_record, t_first, t_last, mse_out, diagnostics_out,
+    sample_sum, noise_sum, mean, radius, previous_mean, previous_radius, size, previous_size, estimate,
+    estimate_next, clock, changed, active, previous_active, table_sum, table_count, previous_sum, previous_count,
+    total_sum, total_count, state,
+):
+    """Steps t_first..t_last of one run of one curve (t_first = 1 starts it; a later call
+    resumes from the ``Workspace``).  Called by name only (``call_kernel``).
+
+    Graph: CSR ``indptr``/``neighbours`` (link k = a -> neighbours[k]), ``reverse[k]`` the
+    link b -> a, ``same[k]`` whether both ends share a class.  Curve: ``algorithm``
+    (``ALGORITHMS``), ``depth`` (B-ColME's hops), ``by_class`` (the oracle rule: keep the
+    classmates, no test), ``sigma_dp`` (per agent), ``stale``, ``permanent``, the weights
+    (``weight_offset``, ``uniform_weights``), ``reset`` (``RESETS``), ``first_sample``
+    (y_a(1) = m_a(1), else y_a(0) = 0 and a first consensus step).  Writes the MSE
+    (1/M) sum_a (y_a - mu_a)^2 at ``t_record`` and the ``DIAGNOSTICS``.
+    """
+    n = indptr.shape[0] - 1
+    counter = key + np.uint64(2) * np.uint64((t_first - 1) * n) * _GOLDEN
+    if t_first == 1:
+        _start(indptr, same, by_class, active, previous_active, estimate, clock, size, previous_size, previous_radius,
+               changed, sample_sum, noise_sum, table_sum, table_count, previous_sum, previous_count, state)
+    record = 0
+    while t_record[record] < t_first:
+        record += 1
+    for t in range(t_first, t_last + 1):
+        tf = float(t)
+        for a in range(n):  # Receive: the same two draws per agent and step as Private-C-ColME's kernel
+            c = classes[a]
+            counter += _GOLDEN
+            sample_sum[a] += agent_means[a] + centred_sample(_mix_uniform(counter), law_code[c], law_a0[c],
+                                                             law_a1[c], law_a2[c], quantiles[c])
+            counter += _GOLDEN
+            noise_sum[a] += unit_laplace(_mix_uniform(counter))
+            mean[a] = (sample_sum[a] + sigma_dp[a] * noise_sum[a]) / tf
+            radius[a] = optimistic_radius(tf, class_sigma[c], sigma_dp[a], log_links, delta, stale)
+        if t == 1 and first_sample:
+            for a in range(n):
+                estimate[a] = mean[a]
+        else:
+            _decide(indptr, neighbours, same, by_class, stale, permanent, mean, radius, previous_mean,
+                    previous_radius, active, previous_active, size, changed)
+            if algorithm == 0:
+                _consensus(t, indptr, neighbours, same, stale, weight_offset, uniform_weights, reset, mean, size,
+                           previous_size, changed, active, clock, estimate, estimate_next, state)
+            else:
+                _message_passing(tf, indptr, neighbours, reverse, depth, previous_mean, mean, active,
+                                 previous_active, table_sum, table_count, previous_sum, previous_count, total_sum,
+                                 total_count, estimate)
+        if t == t_record[record]:
+            error = 0.0
+            for a in range(n):
+                error += (estimate[a] - agent_means[a]) ** 2
+            mse_out[record] = error / n
+            _record_diagnostics(indptr, same, active, changed, diagnostics_out[:, record])
+            record += 1
+        for a in range(n):
+            previous_mean[a] = mean[a]
+            previous_radius[a] = radius[a]
+            previous_size[a] = size[a]
+        for k in range(active.shape[0]):
+            previous_active[k] = active[k]
+
+
+@numba.njit(cache=True)
+def _start(indptr, same, by_class, active, previous_active, estimate, clock, size, previous_size, previous_radius,
+           changed, sample_sum, noise_sum, table_sum, table_count, previous_sum, previous_count, state):
+    """Before t = 1: every link kept (the oracle: the classmates'), no sample, y(0) = 0,
+    empty tables, the clock at 0."""
+    n = indptr.shape[0] - 1
+    for a in range(n):
+        kept = 0.0
+        for k in range(indptr[a], indptr[a + 1]):
+            keep = 1 if same[k] or not by_class else 0
+            active[k] = keep
+            previous_active[k] = keep
+            kept += keep
+        size[a] = kept
+        previous_size[a] = kept
+        changed[a] = 0.0
+        estimate[a] = 0.0
+        clock[a] = 0.0
+        previous_radius[a] = np.inf  # nobody's state before t = 1: no test against it
+        sample_sum[a] = 0.0
+        noise_sum[a] = 0.0
+    table_sum[:] = 0.0
+    table_count[:] = 0.0
+    previous_sum[:] = 0.0
+    previous_count[:] = 0.0
+    state[0] = 0.0
+    state[1] = 0.0
+
+
+@numba.njit(cache=True)
+def _decide(indptr, neighbours, same, by_class, stale, permanent, mean, radius, previous_mean, previous_radius,
+            active, previous_active, size, changed):
+    """a's decision about each neighbour b: the optimistic test against b's state at t - 1
+    (``stale``) or t, on every link (``permanent``: only on the links a still keeps)."""
+    n = indptr.shape[0] - 1
+    for a in range(n):
+        kept = 0.0
+        flip = 0.0
+        for k in range(indptr[a], indptr[a + 1]):
+            b = neighbours[k]
+            if by_class:
+                keep = 1 if same[k] else 0
+            elif permanent and not previous_active[k]:
+                keep = 0
+            else:
+                other = previous_mean[b] if stale else mean[b]
+                reach = previous_radius[b] if stale else radius[b]
+                keep = 1 if abs(mean[a] - other) <= radius[a] + reach else 0
+            active[k] = keep
+            kept += keep
+            flip += 1.0 if keep != previous_active[k] else 0.0
+        size[a] = kept
+        changed[a] = flip
+
+
+@numba.njit(cache=True)
+def _consensus(t, indptr, neighbours, same, stale, weight_offset, uniform_weights, reset, mean, size, previous_size,
+               changed, active, clock, estimate, estimate_next, state):
+    """C-ColME's step: W_ab = 1/(offset + max(C_a(t), C_b)) (C_b at t - 1 with ``stale``;
+    ``uniform_weights``: 1/(1 + C_a(t))), then y_a = (1 - alpha) m_a + alpha v_a with
+    alpha = s/(s + 1), s the clock (``RESETS``)."""
+    n = indptr.shape[0] - 1
+    anybody = 0.0
+    wrong = 0.0
+    for a in range(n):
+        anybody += changed[a]
+        for k in range(indptr[a], indptr[a + 1]):
+            wrong += active[k] * (1.0 - same[k])
+    restart = False
+    if reset == 1:  # global, the change seen at the step it happens
+        restart = anybody > 0.0
+    elif reset == 2 or reset == 3:  # global, the previous step's change (the authors' simulator)
+        restart = state[1] > 0.0
+        if state[0] > 0.0:  # learnt: no restart any more
+            state[1] = 0.0
+        elif reset == 3 and wrong == 0.0:  # "graph learnt" (ground truth): one last restart
+            state[0] = 1.0
+            state[1] = 1.0
+        else:
+            state[1] = 1.0 if anybody > 0.0 else 0.0
+    for a in range(n):
+        own = estimate[a]
+        pull = 0.0
+        for k in range(indptr[a], indptr[a + 1]):
+            if active[k]:
+                b = neighbours[k]
+                other_size = previous_size[b] if stale else size[b]
+                share = 1.0 + size[a] if uniform_weights else weight_offset + max(size[a], other_size)
+                pull += (estimate[b] - own) / share
+        if restart or (reset == 4 and changed[a] > 0.0):
+            clock[a] = 1.0
+        else:
+            clock[a] += 1.0
+        alpha = clock[a] / (clock[a] + 1.0)
+        estimate_next[a] = (1.0 - alpha) * mean[a] + alpha * (own + pull)
+    for a in range(n):
+        estimate[a] = estimate_next[a]
+
+
+@numba.njit(cache=True)
+def _message_passing(t, indptr, neighbours, reverse, depth, previous_mean, mean, active, previous_active,
+                     table_sum, table_count, previous_sum, previous_count, total_sum, total_count, estimate):
+    """B-ColME's step: the tables of the kept links from the neighbours' previous tables
+    (non-backtracking), then each agent's sample-count-weighted mean of its own mean and
+    the tables' means (a mean k + 1 steps old stands for t - 1 - k samples)."""
+    n = indptr.shape[0] - 1
+    links = active.shape[0]
+    for link in range(links):
+        for k in range(depth):
+            previous_sum[link, k] = table_sum[link, k]
+            previous_count[link, k] = table_count[link, k]
+    for b in range(n):
+        for k in range(depth):
+            total_sum[b, k] = 0.0
+            total_count[b, k] = 0.0
+        for link in range(indptr[b], indptr[b + 1]):
+            if previous_active[link]:
+                for k in range(depth):
+                    total_sum[b, k] += previous_sum[link, k]
+                    total_count[b, k] += previous_count[link, k]
+    for a in range(n):
+        weighted = t * mean[a]
+        weight = t
+        for link in range(indptr[a], indptr[a + 1]):
+            if not active[link]:
+                for k in range(depth):
+                    table_sum[link, k] = 0.0
+                    table_count[link, k] = 0.0
+                continue
+            b = neighbours[link]
+            back = reverse[link]
+            table_sum[link, 0] = previous_mean[b]
+            table_count[link, 0] = 1.0
+            for k in range(1, depth):
+                own_sum = total_sum[b, k - 1]
+                own_count = total_count[b, k - 1]
+                if previous_active[back]:  # not back through a itself
+                    own_sum -= previous_sum[back, k - 1]
+                    own_count -= previous_count[back, k - 1]
+                table_sum[link, k] = own_sum
+                table_count[link, k] = own_count
+            for k in range(depth):
+                samples = t - 1.0 - k
+                if samples > 0.0:
+                    weighted += samples * table_sum[link, k]
+                    weight += samples * table_count[link, k]
+        estimate[a] = weighted / weight
+
+
+@numba.njit(cache=True)
+def _record_diagnostics(indptr, same, active, changed, out):
+    """The ``DIAGNOSTICS``: the share of same-class links dropped, of other-class links
+    kept, and of agents whose kept set changed at t."""
+    n = indptr.shape[0] - 1
+    same_links = other_links = dropped = kept = moved = 0.0
+    for a in range(n):
+        moved += 1.0 if changed[a] > 0.0 else 0.0
+        for k in range(indptr[a], indptr[a + 1]):
+            if same[k]:
+                same_links += 1.0
+                dropped += 1.0 - active[k]
+            else:
+                other_links += 1.0
+                kept += active[k]
+    out[0] = dropped / same_links if same_links > 0 else np.nan
+    out[1] = kept / other_links if other_links > 0 else np.nan
+    out[2] = moved / n
+
+
+def link_arrays(edges: np.ndarray, classes: np.ndarray, n_agents: int) -> dict[str, np.ndarray]:
+    """The directed links of an undirected edge list (E, 2): CSR ``indptr``, ``neighbours``,
+    ``reverse`` (the index of b -> a for a -> b) and ``same`` (classmates)."""
+    indptr, neighbours = csr_neighbours(edges, n_agents)
+    heads = np.repeat(np.arange(n_agents), np.diff(indptr))
+    order = {(int(a), int(b)): k for k, (a, b) in enumerate(zip(heads, neighbours, strict=True))}
+    reverse = np.array([order[(int(b), int(a))] for a, b in zip(heads, neighbours, strict=True)], dtype=np.int64)
+    return {
+        "indptr": indptr.astype(np.int64),
+        "neighbours": neighbours.astype(np.int64),
+        "reverse": reverse,
+        "same": (classes[heads] == classes[neighbours]).astype(np.uint8),
+    }
+
+
+def simulate_scalable_runs(
+    spec: ScalableSpec,
+    classes: np.ndarray,
+    edges: np.ndarray,
+    generators: list[np.random.Generator],
+    diagnostics: np.ndarray | None = None,
+    progress: Progress | None = None,
+    agent_means: np.ndarray | None = None,
+) -> np.ndarray:
+    """Average MSE (runs, curves, len(t_record)); one instance per run (``classes`` (R, M),
+    ``edges`` (R, E, 2), padded with (-1, -1) rows), each run's draws keyed by its
+    generator (``run_key``, the generator not advanced: Private-C-ColME's draws)."""
+    t_record = checked_t_record(spec.t_record)
+    for curve in spec.curves:
+        if curve.algorithm not in ALGORITHMS or curve.rule not in RULES:
+            raise ValueError(f"{curve}: algorithm must be one of {tuple(ALGORITHMS)}, rule one of {RULES}")
+    if spec.test not in TESTS or spec.alpha_reset not in RESETS or spec.weights not in WEIGHTS:
+        raise ValueError(f"test must be one of {TESTS}, alpha_reset one of {tuple(RESETS)}, weights one of "
+                         f"{tuple(WEIGHTS)}")
+    n_runs = classes.shape[0]
+    mse = np.empty((n_runs, len(spec.curves), len(t_record)))
+    if diagnostics is None:
+        diagnostics = np.empty((*mse.shape[:2], len(DIAGNOSTICS), len(t_record)))
+    population = spec.population
+    panel = population.kernel_laws() | {
+        "stale": spec.test == "stale",
+        "permanent": spec.exclusions == "permanent",
+        "weight_offset": WEIGHTS[spec.weights],
+        "uniform_weights": spec.weights == "uniform",
+        "reset": RESETS[spec.alpha_reset],
+        "first_sample": spec.start == "first_sample",
+        "delta": float(spec.delta),
+        "t_record": t_record,
+    }
+    depth = max((c.depth for c in spec.curves), default=1)
+    if progress is not None:
+        progress.begin(n_runs * len(spec.curves) * spec.t_max)
+    for run in range(n_runs):
+        run_edges = valid_edges(edges[run])
+        links = link_arrays(run_edges, classes[run], spec.n_agents)
+        mu = population.agent_means(classes[run]) if agent_means is None else agent_means[run]
+        instance = links | {
+            "classes": classes[run].astype(np.int64),
+            "agent_means": np.asarray(mu, dtype=np.float64),
+            "class_sigma": population.class_sigmas(),
+            "key": np.uint64(run_key(generators[run])),
+            "log_links": math.log(4.0 * max(len(links["neighbours"]), 1)),
+        }
+        for index, curve in enumerate(spec.curves):
+            workspace = Workspace.allocate(spec.n_agents, len(links["neighbours"]), depth)
+            arguments = instance | panel | spec.curve_arguments(curve, classes[run]) | workspace.arguments() | {
+                "mse_out": mse[run, index], "diagnostics_out": diagnostics[run, index]}
+            where = f"run {run + 1}/{n_runs}, curve {index + 1}/{len(spec.curves)}"
+            for t_first, t_last in time_segments(spec.t_max, progress, where):
+                call_kernel(_simulate_scalable_run, arguments | {"t_first": t_first, "t_last": t_last})
+    return mse

@@ -1,0 +1,85 @@
+"""The spec of a panel of C-ColME and B-ColME (Galante, Neglia, Leonardi, AAAI 2025): its
+curves (algorithm, depth, rule, privacy level) and the definitions where the paper and
+its authors' simulator leave a choice.  Plain data: the kernel is ``kernel.py``'s.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..populations import Population
+from ..privacy import laplace_sigma_dp
+
+#: Algorithm codes of the kernel.
+ALGORITHMS = {"c_colme": 0, "b_colme": 1}
+#: Decision rules: the optimistic distance of [16, Eq. (3)], or the classes (oracle).
+RULES = ("optimistic", "oracle")
+#: Whom a tests b against: b's previous-step state (the authors' simulator) or its current one.
+TESTS = ("stale", "current")
+#: Exclusions: for good (the authors' simulator, ``irrevocable_decision``) or re-tested every step.
+EXCLUSIONS = ("permanent", "revocable")
+#: C-ColME's weights: W_ab = 1/(offset + max(C_a, C_b)) with C the kept neighbours
+#: (metropolis: offset 1, Private-C-ColME's eq. (2): offset 2), or uniform 1/(1 + C_a).
+WEIGHTS = {"metropolis": 1.0, "eq2": 2.0, "uniform": 1.0}
+#: alpha's clock restarts: never, for everybody at a change (seen the same step, or the
+#: next as the authors' simulator sees it; until the graph is learnt, judged with the
+#: classes, as it also does), or per agent at its own change.
+RESETS = {"none": 0, "global": 1, "global_next_step": 2, "global_until_learnt": 3, "per_agent": 4}
+#: Where the estimate starts: y_a(1) = the first sample (the authors' simulator), or
+#: y_a(0) = 0 and a first consensus step at t = 1 (Private-C-ColME's Algorithm 1).
+STARTS = ("first_sample", "zero")
+#: Per recorded t and curve: the share of same-class links dropped, of other-class links
+#: kept (directed links), and of agents whose kept set changed at t.
+DIAGNOSTICS = ("same-class links dropped", "other-class links kept", "agents whose set changed")
+
+
+@dataclass(frozen=True)
+class ScalableCurve:
+    """One curve: algorithm, B-ColME's depth (hops), decision rule, privacy level."""
+
+    algorithm: str = "c_colme"
+    depth: int = 0
+    rule: str = "optimistic"
+    eps: float = math.inf
+
+    @property
+    def name(self) -> str:
+        label = "C-ColME" if self.algorithm == "c_colme" else f"B-ColME d={self.depth}"
+        rule = "" if self.rule == "optimistic" else " oracle"
+        eps = "inf" if math.isinf(self.eps) else f"{self.eps:g}"
+        return f"{label}{rule} eps={eps}"
+
+
+@dataclass(frozen=True)
+class ScalableSpec:
+    """A panel: agents, curves, the definitions' choices and the recorded times."""
+
+    n_agents: int
+    curves: tuple[ScalableCurve, ...]
+    t_record: np.ndarray
+    population: Population = Population()  # noqa: RUF009 - frozen, so shared safely
+    delta: float = 0.1
+    test: str = "stale"
+    exclusions: str = "permanent"
+    weights: str = "metropolis"
+    alpha_reset: str = "global_until_learnt"
+    start: str = "first_sample"
+
+    @property
+    def t_max(self) -> int:
+        return int(self.t_record[-1])
+
+    def curve_arguments(self, curve: ScalableCurve, classes: np.ndarray) -> dict:
+        """The kernel's per-curve parameters: algorithm code, depth, the oracle flag and
+        each agent's sigma_DP (Laplace, calibrated to its class's support, as
+        Private-C-ColME's; 0 at eps = inf)."""
+        per_class = np.array([laplace_sigma_dp(curve.eps, law.half_width) for law in self.population.laws])
+        return {
+            "algorithm": ALGORITHMS[curve.algorithm],
+            "depth": max(curve.depth, 1),
+            "by_class": curve.rule == "oracle",
+            "sigma_dp": per_class[classes],
+        }

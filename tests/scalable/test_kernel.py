@@ -1,0 +1,240 @@
+"""C-ColME and B-ColME (colme.scalable.kernel) against a plain reference written from the
+definitions (dense loops over the directed links, every option), B-ColME on a tree
+against the exact depth-d average, and the draws against Private-C-ColME's."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from colme.ccolme.randoms import _GOLDEN, _mix_uniform, run_key
+from colme.populations import DataLaw, Population, centred_sample
+from colme.privacy import unit_laplace
+from colme.scalable.kernel import link_arrays, optimistic_radius, simulate_scalable_runs
+from colme.scalable.spec import WEIGHTS, ScalableCurve, ScalableSpec
+
+POPULATION = Population(means=(0.0, 1.0), laws=(DataLaw(sigma=0.5), DataLaw(sigma=0.3)))
+
+
+def draws(population, classes, key, t_max):
+    """(t_max, M) samples and unit noise draws, in the documented order
+    (colme.ccolme.randoms: n = 2((t - 1) M + a) + 1 for the data, + 2 for the noise)."""
+    laws = population.kernel_laws()
+    means = population.agent_means(classes)
+    n = len(classes)
+    samples, noise = np.empty((t_max, n)), np.empty((t_max, n))
+    with np.errstate(over="ignore"):  # the counter wraps around mod 2^64, as in the kernel
+        _draw(laws, means, classes, key, samples, noise)
+    return samples, noise
+
+
+def _draw(laws, means, classes, key, samples, noise):
+    t_max, n = samples.shape
+    for t, a in itertools.product(range(t_max), range(n)):
+        c = classes[a]
+        first = np.uint64(key) + np.uint64(2 * (t * n + a) + 1) * _GOLDEN
+        u = _mix_uniform(first)
+        samples[t, a] = means[a] + centred_sample(u, laws["law_code"][c], laws["law_a0"][c], laws["law_a1"][c],
+                                                  laws["law_a2"][c], laws["quantiles"][c])
+        noise[t, a] = unit_laplace(_mix_uniform(first + _GOLDEN))
+
+
+def reference(spec, curve, classes, edges, key):
+    """The MSE at every t, from the definitions (colme.scalable.kernel's docstring), with
+    dense per-link dictionaries: an implementation that shares no code with the kernel."""
+    n, t_max = spec.n_agents, spec.t_max
+    samples, noise = draws(spec.population, classes, key, t_max)
+    mu = spec.population.agent_means(classes)
+    sigma = spec.population.class_sigmas()[classes]
+    sigma_dp = spec.curve_arguments(curve, classes)["sigma_dp"]
+    neighbours = {a: [] for a in range(n)}
+    for a, b in edges:
+        neighbours[int(a)].append(int(b))
+        neighbours[int(b)].append(int(a))
+    links = [(a, b) for a in range(n) for b in sorted(neighbours[a])]
+    stale, permanent = spec.test == "stale", spec.exclusions == "permanent"
+    log_links = math.log(4.0 * len(links))
+
+    def beta(count, a):
+        if count < 2 and stale:
+            return math.inf
+        s2 = sigma[a] ** 2 + sigma_dp[a] ** 2
+        return math.sqrt(2 * s2 / count * (1 + 1 / count) * math.log(math.sqrt(count + 1) * math.exp(log_links)
+                                                                      / spec.delta))
+
+    keep = {(a, b): curve.rule == "optimistic" or classes[a] == classes[b] for a, b in links}
+    y = np.zeros(n)
+    clock = np.zeros(n)
+    tables = {link: [(0.0, 0.0)] * max(curve.depth, 1) for link in links}
+    m_prev = np.zeros(n)
+    beta_prev = np.full(n, math.inf)
+    size_prev = {a: sum(keep[(a, b)] for b in neighbours[a]) for a in range(n)}
+    pending = learnt = False
+    history, m_hist = [], []
+    for t in range(1, t_max + 1):
+        m = (samples[:t].sum(0) + sigma_dp * noise[:t].sum(0)) / t
+        b_now = np.array([beta(t, a) for a in range(n)])
+        if t == 1 and spec.start == "first_sample":
+            y = m.copy()
+            changed = dict.fromkeys(range(n), False)
+        else:
+            new = {}
+            for a, b in links:
+                if curve.rule == "oracle":
+                    new[(a, b)] = classes[a] == classes[b]
+                elif permanent and not keep[(a, b)]:
+                    new[(a, b)] = False
+                else:
+                    other, reach = (m_prev[b], beta_prev[b]) if stale else (m[b], b_now[b])
+                    new[(a, b)] = abs(m[a] - other) <= b_now[a] + reach
+            changed = {a: any(new[(a, b)] != keep[(a, b)] for b in neighbours[a]) for a in range(n)}
+            old_keep, keep = keep, new
+            size = {a: sum(keep[(a, b)] for b in neighbours[a]) for a in range(n)}
+            if curve.algorithm == "c_colme":
+                wrong = sum(keep[(a, b)] and classes[a] != classes[b] for a, b in links)
+                restart = {"none": False, "global": any(changed.values()), "per_agent": False}.get(spec.alpha_reset)
+                if spec.alpha_reset in ("global_next_step", "global_until_learnt"):
+                    restart = pending
+                    if learnt:
+                        pending = False
+                    elif spec.alpha_reset == "global_until_learnt" and wrong == 0:
+                        learnt = pending = True
+                    else:
+                        pending = any(changed.values())
+                y_new = np.empty(n)
+                for a in range(n):
+                    v = y[a]
+                    for b in neighbours[a]:
+                        if keep[(a, b)]:
+                            other_size = size_prev[b] if stale else size[b]
+                            share = (1 + size[a] if spec.weights == "uniform"
+                                     else WEIGHTS[spec.weights] + max(size[a], other_size))
+                            v += (y[b] - y[a]) / share
+                    clock[a] = 1 if restart or (spec.alpha_reset == "per_agent" and changed[a]) else clock[a] + 1
+                    alpha = clock[a] / (clock[a] + 1)
+                    y_new[a] = (1 - alpha) * m[a] + alpha * v
+                y = y_new
+            else:
+                old = tables
+                tables = {}
+                for a, b in links:
+                    if not keep[(a, b)]:
+                        tables[(a, b)] = [(0.0, 0.0)] * curve.depth
+                        continue
+                    row = [(m_prev[b], 1.0)]
+                    for k in range(1, curve.depth):
+                        parts = [old[(b, c)][k - 1] for c in neighbours[b] if c != a and old_keep[(b, c)]]
+                        row.append((sum(p[0] for p in parts), sum(p[1] for p in parts)))
+                    tables[(a, b)] = row
+                for a in range(n):
+                    weighted, weight = t * m[a], t
+                    for b in neighbours[a]:
+                        for k, (total, count) in enumerate(tables[(a, b)]):
+                            if t - 1 - k > 0:
+                                weighted += (t - 1 - k) * total
+                                weight += (t - 1 - k) * count
+                    y[a] = weighted / weight
+            size_prev = size
+        history.append(np.mean((y - mu) ** 2))
+        m_hist.append(m)
+        m_prev, beta_prev = m, b_now
+    return np.array(history)
+
+
+def small_instance(seed=3, n=8, degree=3):
+    from colme.graphs import random_regular_edges
+
+    rng = np.random.default_rng(seed)
+    classes = rng.integers(0, 2, size=n)
+    return classes, random_regular_edges(degree, n, rng)
+
+
+OPTIONS = [
+    {},  # the authors' simulator's definitions (the spec's defaults)
+    {"test": "current", "exclusions": "revocable", "alpha_reset": "global", "start": "zero", "weights": "eq2"},
+    {"alpha_reset": "per_agent", "weights": "uniform"},
+    {"alpha_reset": "global_next_step", "exclusions": "revocable"},
+    {"alpha_reset": "none", "test": "current"},
+]
+CURVES = [ScalableCurve("c_colme"), ScalableCurve("c_colme", eps=2.0), ScalableCurve("c_colme", rule="oracle"),
+          ScalableCurve("b_colme", 1), ScalableCurve("b_colme", 3), ScalableCurve("b_colme", 2, eps=2.0)]
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "simulator")
+def test_the_kernel_follows_the_definitions_step_by_step(options):
+    """Every curve and option, 40 steps on 8 agents, against ``reference``: equal to
+    rounding (the two sum in different orders)."""
+    classes, edges = small_instance()
+    t_max = 40
+    spec = ScalableSpec(n_agents=8, curves=tuple(CURVES), t_record=np.arange(1, t_max + 1), population=POPULATION,
+                        delta=0.5, **options)
+    generator = np.random.default_rng(11)
+    mse = simulate_scalable_runs(spec, classes[None], edges[None], [generator])[0]
+    key = run_key(generator)
+    for index, curve in enumerate(CURVES):
+        expected = reference(spec, curve, classes, edges, key)
+        np.testing.assert_allclose(mse[index], expected, rtol=1e-9, atol=1e-15, err_msg=curve.name)
+
+
+def test_decisions_change_along_the_reference_run():
+    """The comparison above is not vacuous: the optimistic rule keeps other-class links at
+    first and drops them within the 40 steps."""
+    classes, edges = small_instance()
+    spec = ScalableSpec(n_agents=8, curves=(ScalableCurve("c_colme"),), t_record=np.array([2, 40]),
+                        population=POPULATION, delta=0.5)
+    diagnostics = np.empty((1, 1, 3, 2))
+    simulate_scalable_runs(spec, classes[None], edges[None], [np.random.default_rng(11)], diagnostics)
+    assert diagnostics[0, 0, 1, 0] > 0 and diagnostics[0, 0, 1, 1] < diagnostics[0, 0, 1, 0]
+
+
+def test_b_colme_on_a_tree_is_the_exact_depth_d_average():
+    """On a tree with every link kept (one class, the oracle rule), B-ColME's estimate is
+    (t m_a(t) + sum over the agents c at distance h = 1..d of (t - h) m_c(t - h)) /
+    (t + sum (t - h)): each agent counted once, with its mean of h steps before."""
+    edges = np.array([[0, 1], [0, 2], [1, 3], [1, 4], [2, 5], [2, 6], [3, 7], [5, 8]])
+    n, t_max = 9, 12
+    classes = np.zeros(n, dtype=np.int64)
+    population = Population(means=(0.3,), laws=(DataLaw(sigma=0.5),))
+    distance = np.full((n, n), np.inf)
+    links = link_arrays(edges, classes, n)
+    for source in range(n):
+        distance[source, source] = 0
+        frontier = [source]
+        while frontier:
+            nxt = []
+            for a in frontier:
+                for b in links["neighbours"][links["indptr"][a]:links["indptr"][a + 1]]:
+                    if distance[source, b] == np.inf:
+                        distance[source, b] = distance[source, a] + 1
+                        nxt.append(b)
+            frontier = nxt
+    generator = np.random.default_rng(4)
+    samples, _ = draws(population, classes, run_key(generator), t_max)
+    means = np.cumsum(samples, axis=0) / np.arange(1, t_max + 1)[:, None]
+    for depth in (1, 2, 3):
+        spec = ScalableSpec(n_agents=n, curves=(ScalableCurve("b_colme", depth, rule="oracle"),),
+                            t_record=np.array([t_max]), population=population)
+        estimate = simulate_scalable_runs(spec, classes[None], edges[None], [generator])[0, 0, 0]
+        errors = []
+        for a in range(n):
+            weighted, weight = t_max * means[t_max - 1, a], t_max
+            for c in range(n):
+                h = distance[a, c]
+                if 1 <= h <= depth:
+                    weighted += (t_max - h) * means[int(t_max - h) - 1, c]
+                    weight += t_max - h
+            errors.append(weighted / weight - 0.3)
+        assert estimate == pytest.approx(np.mean(np.square(errors)), rel=1e-12)
+
+
+def test_the_radius_is_the_union_bound_over_the_links():
+    """[16, Eq. (3)] with 4 |links| in the union bound: Private-C-ColME's 4 r M on an
+    r-regular graph (colme.ccolme.rules.optimistic_radius, bit for bit up to rounding)."""
+    from colme.ccolme.rules import optimistic_radius as ccolme_radius
+
+    for t, sigma, sigma_dp in itertools.product((2.0, 30.0, 3e4), (0.5, 2.0), (0.0, 1.5)):
+        ours = optimistic_radius(t, sigma, sigma_dp, math.log(4.0 * 10 * 1000), 0.1, True)
+        assert ours == pytest.approx(ccolme_radius(t, sigma, sigma_dp, 10.0, 1000, 0.1), rel=1e-14)
+    assert optimistic_radius(1.0, 1.0, 0.0, 5.0, 0.1, True) == math.inf
+    assert math.isfinite(optimistic_radius(1.0, 1.0, 0.0, 5.0, 0.1, False))
