@@ -24,6 +24,7 @@ from .engines import Engine, missing_hooks
 from .pricer.engine import PricerEngine
 from .private_colme.engine import OracleEngine, PrivateColmeEngine
 from .provenance import format_caption
+from .scalable.engine import ScalableEngine
 
 #: Engine names kept for old configs: old name -> current name.
 ALIASES = {"colme": PrivateColmeEngine.name}
@@ -78,6 +79,7 @@ for _engine in (
     PricerEngine(),  # PriCER
     ScalingEngine(ENGINES),  # simulated figures side by side, and their time per step against M
     SweepEngine(ENGINES),  # a figure over one or two parameters, each point a simulated figure
+    ScalableEngine(),  # C-ColME and B-ColME (Galante et al., AAAI 2025)
 ):
     ENGINES.register(_engine)
 

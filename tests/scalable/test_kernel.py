@@ -98,7 +98,7 @@ def reference(spec, curve, classes, edges, key):
                     restart = pending
                     if learnt:
                         pending = False
-                    elif spec.alpha_reset == "global_until_learnt" and wrong == 0:
+                    elif spec.alpha_reset == "global_until_learnt" and wrong == 0 and curve.rule == "optimistic":
                         learnt = pending = True
                     else:
                         pending = any(changed.values())
@@ -111,7 +111,8 @@ def reference(spec, curve, classes, edges, key):
                             share = (1 + size[a] if spec.weights == "uniform"
                                      else WEIGHTS[spec.weights] + max(size[a], other_size))
                             v += (y[b] - y[a]) / share
-                    clock[a] = 1 if restart or (spec.alpha_reset == "per_agent" and changed[a]) else clock[a] + 1
+                    constant = spec.alpha_reset == "constant"
+                    clock[a] = 1 if restart or constant or (spec.alpha_reset == "per_agent" and changed[a]) else clock[a] + 1
                     alpha = clock[a] / (clock[a] + 1)
                     y_new[a] = (1 - alpha) * m[a] + alpha * v
                 y = y_new
@@ -156,6 +157,7 @@ OPTIONS = [
     {"alpha_reset": "per_agent", "weights": "uniform"},
     {"alpha_reset": "global_next_step", "exclusions": "revocable"},
     {"alpha_reset": "none", "test": "current"},
+    {"alpha_reset": "constant"},
 ]
 CURVES = [ScalableCurve("c_colme"), ScalableCurve("c_colme", eps=2.0), ScalableCurve("c_colme", rule="oracle"),
           ScalableCurve("b_colme", 1), ScalableCurve("b_colme", 3), ScalableCurve("b_colme", 2, eps=2.0)]

@@ -149,7 +149,7 @@ def _simulate_scalable_run(
             _decide(indptr, neighbours, same, by_class, stale, permanent, mean, radius, previous_mean,
                     previous_radius, active, previous_active, size, changed)
             if algorithm == 0:
-                _consensus(t, indptr, neighbours, same, stale, weight_offset, uniform_weights, reset, mean, size,
+                _consensus(t, indptr, neighbours, same, by_class, stale, weight_offset, uniform_weights, reset, mean, size,
                            previous_size, changed, active, clock, estimate, estimate_next, state)
             else:
                 _message_passing(tf, indptr, neighbours, reverse, depth, previous_mean, mean, active,
@@ -226,11 +226,12 @@ def _decide(indptr, neighbours, same, by_class, stale, permanent, mean, radius, 
 
 
 @numba.njit(cache=True)
-def _consensus(t, indptr, neighbours, same, stale, weight_offset, uniform_weights, reset, mean, size, previous_size,
+def _consensus(t, indptr, neighbours, same, by_class, stale, weight_offset, uniform_weights, reset, mean, size, previous_size,
                changed, active, clock, estimate, estimate_next, state):
     """C-ColME's step: W_ab = 1/(offset + max(C_a(t), C_b)) (C_b at t - 1 with ``stale``;
     ``uniform_weights``: 1/(1 + C_a(t))), then y_a = (1 - alpha) m_a + alpha v_a with
-    alpha = s/(s + 1), s the clock (``RESETS``)."""
+    alpha = s/(s + 1), s the clock (``RESETS``; constant: alpha = 1/2).  The oracle's sets
+    never change: its clock never restarts."""
     n = indptr.shape[0] - 1
     anybody = 0.0
     wrong = 0.0
@@ -245,7 +246,7 @@ def _consensus(t, indptr, neighbours, same, stale, weight_offset, uniform_weight
         restart = state[1] > 0.0
         if state[0] > 0.0:  # learnt: no restart any more
             state[1] = 0.0
-        elif reset == 3 and wrong == 0.0:  # "graph learnt" (ground truth): one last restart
+        elif reset == 3 and wrong == 0.0 and not by_class:  # "graph learnt" (ground truth): one last restart
             state[0] = 1.0
             state[1] = 1.0
         else:
@@ -259,7 +260,7 @@ def _consensus(t, indptr, neighbours, same, stale, weight_offset, uniform_weight
                 other_size = previous_size[b] if stale else size[b]
                 share = 1.0 + size[a] if uniform_weights else weight_offset + max(size[a], other_size)
                 pull += (estimate[b] - own) / share
-        if restart or (reset == 4 and changed[a] > 0.0):
+        if restart or (reset == 4 and changed[a] > 0.0) or reset == 5:
             clock[a] = 1.0
         else:
             clock[a] += 1.0

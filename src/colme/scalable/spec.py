@@ -26,8 +26,9 @@ EXCLUSIONS = ("permanent", "revocable")
 WEIGHTS = {"metropolis": 1.0, "eq2": 2.0, "uniform": 1.0}
 #: alpha's clock restarts: never, for everybody at a change (seen the same step, or the
 #: next as the authors' simulator sees it; until the graph is learnt, judged with the
-#: classes, as it also does), or per agent at its own change.
-RESETS = {"none": 0, "global": 1, "global_next_step": 2, "global_until_learnt": 3, "per_agent": 4}
+#: classes, as it also does), per agent at its own change, or at every step (constant:
+#: alpha = 1/2, the simulator's static_alpha).
+RESETS = {"none": 0, "global": 1, "global_next_step": 2, "global_until_learnt": 3, "per_agent": 4, "constant": 5}
 #: Where the estimate starts: y_a(1) = the first sample (the authors' simulator), or
 #: y_a(0) = 0 and a first consensus step at t = 1 (Private-C-ColME's Algorithm 1).
 STARTS = ("first_sample", "zero")

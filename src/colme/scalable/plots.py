@@ -1,0 +1,36 @@
+"""How C-ColME and B-ColME panels are drawn: a colour per algorithm (B-ColME per depth),
+a line style per decision rule and privacy level."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from ..plotting import PanelStyle, palette
+
+#: Line styles per (rule, private): the optimistic rule solid, the oracle dotted; private dashed.
+STYLES = {("optimistic", False): "-", ("oracle", False): ":", ("optimistic", True): "-.", ("oracle", True): (0, (1, 3))}
+
+
+def _label(rows: pd.DataFrame) -> str:
+    algorithm = rows["algorithm"].iloc[0]
+    return "C-ColME" if algorithm == "c_colme" else f"B-ColME d={int(rows['depth'].iloc[0])}"
+
+
+def panel_style(table: pd.DataFrame) -> PanelStyle:
+    simulated = table[table["kind"] == "simulated"]
+    groups = {name: rows for name, rows in simulated.groupby("curve", sort=False)}
+    algorithms = list(dict.fromkeys(_label(rows) for rows in groups.values()))
+    colours = palette(algorithms)
+    lines = {}
+    for name, rows in groups.items():
+        private = not math.isinf(rows["eps"].iloc[0])
+        lines[name] = (colours[_label(rows)], STYLES[(rows["rule"].iloc[0], private)])
+    handles = [plt.Line2D([], [], color=colours[a], lw=2, label=a) for a in algorithms]
+    kinds = dict.fromkeys((rows["rule"].iloc[0], not math.isinf(rows["eps"].iloc[0])) for rows in groups.values())
+    for rule, private in kinds:
+        label = rule + (", private" if private else "")
+        handles.append(plt.Line2D([], [], color="k", ls=STYLES[(rule, private)], label=label))
+    return PanelStyle(simulated, lines, handles)
