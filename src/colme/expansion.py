@@ -121,10 +121,30 @@ def expand_config(
         written["figures"] = expand_derived(written["figures"])
     validated = validate_written(written, schema)
     figures = {name: resolve_figure(validated, name) for name in validated["figures"]}
+    _check_streams(figures)
     expansion = Expansion(validated, figures, _generated_figures(validated, figures, schema))
     if claimed:
         _add_variants(expansion, schema, set(claimed), derived_names(config))
     return expansion
+
+
+def _check_streams(figures: dict[str, dict]) -> None:
+    """A figure's ``stream`` names another simulated figure whose instances it can draw:
+    the same instance settings (agents, seed, classes, graph), whatever the engine."""
+    simulated = sorted(name for name, s in figures.items() if ENGINES[s["engine"]].simulated)
+    for name, settings in figures.items():
+        other = settings.get("stream")
+        if other is None:
+            continue
+        where = f"figures.{name}.stream={other!r}"
+        if other not in simulated:
+            raise ConfigError(f"{where} names no simulated figure of this configuration; they are {simulated}")
+        mine, theirs = (ENGINES[figures[f]["engine"]].instance_params(figures[f]) for f in (name, other))
+        differ = sorted(key for key in set(mine) | set(theirs) if key != "engine" and mine.get(key) != theirs.get(key))
+        if differ:
+            raise ConfigError(f"{where}: the two figures' instances differ in {differ} "
+                              f"({', '.join(f'{k} {mine.get(k)!r} vs {theirs.get(k)!r}' for k in differ)}); "
+                              "a figure can only draw the streams of a figure with the same instances")
 
 
 def validate_config(config: dict, schema: dict | None = None) -> dict:

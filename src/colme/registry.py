@@ -17,6 +17,7 @@ import warnings
 from collections.abc import Iterator, MutableMapping
 
 from .ccolme.engine import ConsensusEngine
+from .derived.overlay import OverlayEngine
 from .derived.scaling import ScalingEngine
 from .derived.sweeps import SweepEngine
 from .derived.zoom import ZoomEngine
@@ -80,6 +81,7 @@ for _engine in (
     ScalingEngine(ENGINES),  # simulated figures side by side, and their time per step against M
     SweepEngine(ENGINES),  # a figure over one or two parameters, each point a simulated figure
     ScalableEngine(),  # C-ColME and B-ColME (Galante et al., AAAI 2025)
+    OverlayEngine(ENGINES),  # the curves of figures drawing the same streams, in one panel
 ):
     ENGINES.register(_engine)
 

@@ -111,8 +111,8 @@ def reference(spec, curve, classes, edges, key):
                             share = (1 + size[a] if spec.weights == "uniform"
                                      else WEIGHTS[spec.weights] + max(size[a], other_size))
                             v += (y[b] - y[a]) / share
-                    constant = spec.alpha_reset == "constant"
-                    clock[a] = 1 if restart or constant or (spec.alpha_reset == "per_agent" and changed[a]) else clock[a] + 1
+                    own_change = spec.alpha_reset == "per_agent" and changed[a]
+                    clock[a] = 1 if restart or own_change or spec.alpha_reset == "constant" else clock[a] + 1
                     alpha = clock[a] / (clock[a] + 1)
                     y_new[a] = (1 - alpha) * m[a] + alpha * v
                 y = y_new

@@ -149,8 +149,8 @@ def _simulate_scalable_run(
             _decide(indptr, neighbours, same, by_class, stale, permanent, mean, radius, previous_mean,
                     previous_radius, active, previous_active, size, changed)
             if algorithm == 0:
-                _consensus(t, indptr, neighbours, same, by_class, stale, weight_offset, uniform_weights, reset, mean, size,
-                           previous_size, changed, active, clock, estimate, estimate_next, state)
+                _consensus(t, indptr, neighbours, same, by_class, stale, weight_offset, uniform_weights, reset, mean,
+                           size, previous_size, changed, active, clock, estimate, estimate_next, state)
             else:
                 _message_passing(tf, indptr, neighbours, reverse, depth, previous_mean, mean, active,
                                  previous_active, table_sum, table_count, previous_sum, previous_count, total_sum,
@@ -226,8 +226,8 @@ def _decide(indptr, neighbours, same, by_class, stale, permanent, mean, radius, 
 
 
 @numba.njit(cache=True)
-def _consensus(t, indptr, neighbours, same, by_class, stale, weight_offset, uniform_weights, reset, mean, size, previous_size,
-               changed, active, clock, estimate, estimate_next, state):
+def _consensus(t, indptr, neighbours, same, by_class, stale, weight_offset, uniform_weights, reset, mean, size,
+               previous_size, changed, active, clock, estimate, estimate_next, state):
     """C-ColME's step: W_ab = 1/(offset + max(C_a(t), C_b)) (C_b at t - 1 with ``stale``;
     ``uniform_weights``: 1/(1 + C_a(t))), then y_a = (1 - alpha) m_a + alpha v_a with
     alpha = s/(s + 1), s the clock (``RESETS``; constant: alpha = 1/2).  The oracle's sets

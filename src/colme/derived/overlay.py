@@ -1,0 +1,109 @@
+"""The overlay engine: the curves of several simulated figures in one panel, figures that
+draw the same random streams (``stream``), so that their curves are paired run by run,
+even across engines (e.g. Private-C-ColME's rules next to C-ColME and B-ColME).
+
+A view, not an experiment, like ``zoom``: it knows no paper.  Local, Ideal and the other
+closed-form rows are the first source's (the sources share their instances); each
+simulated curve keeps its own engine's line style and gets a colour of its own.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from ..engines import NO_PAIRS, FigureTables, check_names_figure
+from ..errors import ConfigError
+from ..seeding import stream_name
+from .base import DerivedEngine
+
+
+class OverlayEngine(DerivedEngine):
+    """The curves of several figures drawing the same streams, in one MSE-vs-t panel."""
+
+    name = "overlay"
+    figure_schema = "overlay_figure"
+
+    def standalone_config(self, entry):
+        source = next(engine.name for engine in self.engines.values() if engine.simulated)
+        return {"figures": {"a": {"engine": source}, "b": {"engine": source, "stream": "a"},
+                            "figure": {"sources": ["a", "b"], **entry}}}
+
+    def check(self, settings, where, config):
+        figures = config["figures"]
+
+        def simulated(name):
+            return self.engines[figures[name]["engine"]].simulated
+
+        for index, source in enumerate(settings["sources"]):
+            check_names_figure(f"{where}.sources[{index}]", source, figures, simulated, "a simulated figure")
+        streams = {source: stream_name(figures[source], source) for source in settings["sources"]}
+        grids = {source: (figures[source].get("t_max"), json.dumps(figures[source].get("grid"), sort_keys=True))
+                 for source in settings["sources"]}
+        if len(set(streams.values())) > 1:
+            raise ConfigError(f"{where}.sources: the figures draw different random streams {streams}; give the "
+                              "others `stream: <the first>` so that their curves are paired run by run")
+        if len(set(grids.values())) > 1:
+            raise ConfigError(f"{where}.sources: the figures record different times (t_max, grid) {grids}")
+
+    def table_inputs(self, figure, settings, chunk_paths):
+        sources = settings["sources"]
+        return {
+            "tables": [f"results/tables/{source}.csv" for source in sources],
+            "metas": [f"results/tables/{source}.json" for source in sources],
+            "diagnostics": [f"results/tables/{source}_diagnostics.csv" for source in sources],
+        }
+
+    def tables(self, figure, params, inputs):
+        sources = params["sources"]
+        metas = [json.loads(Path(path).read_text()) for path in inputs["metas"]]
+        frames = []
+        for index, (source, path, meta) in enumerate(zip(sources, inputs["tables"], metas, strict=True)):
+            table = pd.read_csv(path).assign(figure=source, engine=meta["settings"]["engine"])
+            frames.append(table if index == 0 else table[table["kind"] == "simulated"])
+        table = pd.concat(frames, ignore_index=True)
+        simulated = table[table["kind"] == "simulated"].drop_duplicates(["figure", "curve"])
+        clashes = simulated[simulated.duplicated("curve", keep=False)]
+        if len(clashes):
+            raise ValueError(f"{figure}: curves of the same name in several sources: {clashes[['figure', 'curve']]}")
+        diagnostics = pd.concat([pd.read_csv(path).assign(figure=source)
+                                 for source, path in zip(sources, inputs["diagnostics"], strict=True)],
+                                ignore_index=True)
+        provenance = {
+            "runs": int(min(m["runs"] for m in metas)),
+            "compute_seconds": float(sum(m["compute_seconds"] for m in metas)),
+            "curves": [c for m in metas for c in m["curves"]],
+            "sources": {s: {"settings": m["settings"], "runs": m["runs"], "curves": m["curves"]}
+                        for s, m in zip(sources, metas, strict=True)},
+        }
+        return FigureTables(table, pd.DataFrame(), NO_PAIRS, diagnostics, provenance)
+
+    def figure_interpretations(self, settings):
+        return ()
+
+    def subtitle(self, meta):
+        parts = [f"{source} ({self.engines[s['settings']['engine']].name}, {s['runs']} runs)"
+                 for source, s in meta["sources"].items()]
+        return "the same instances and data: " + ", ".join(parts)
+
+    def panel_style(self, table):
+        import matplotlib.pyplot as plt  # lazy: matplotlib, only where a figure is drawn
+        import seaborn as sns  # lazy: as above
+
+        from ..plotting import PanelStyle  # lazy: as above
+
+        simulated = table[table["kind"] == "simulated"]
+        names = list(dict.fromkeys(simulated["curve"]))
+        colours = dict(zip(names, sns.color_palette("colorblind" if len(names) <= 10 else "tab20", len(names)),
+                           strict=True))
+        lines, handles = {}, []
+        for _, rows in simulated.groupby("figure", sort=False):
+            own = rows.dropna(axis=1, how="all")
+            style = self.engines[own["engine"].iloc[0]].panel_style(own)
+            for name in dict.fromkeys(own["curve"]):
+                line = style.lines[name][1]
+                lines[name] = (colours[name], line)
+                handles.append(plt.Line2D([], [], color=colours[name], ls=line, label=name))
+        return PanelStyle(simulated, lines, handles)

@@ -1,0 +1,78 @@
+"""The overlay engine: curves of figures drawing the same streams, even of two engines, in
+one panel; Local and Ideal once; sources that are not paired refused naming the key."""
+
+import shutil
+
+import pandas as pd
+import pytest
+from workflow_helpers import snakemake
+
+from colme.config import ConfigError
+from colme.expansion import expand_config
+
+PAIRED = """
+seed: 5
+targets: [tiny_overlay]
+figures:
+  tiny_rules:
+    engine: ccolme
+    n_agents: 40
+    degree: 4
+    eps: [.inf]
+    theta_k: [5]
+    t_max: 60
+    runs: 4
+    chunk_runs: 2
+    grid: {linear: 10, log: 5}
+  tiny_scalable:
+    engine: scalable
+    stream: tiny_rules
+    n_agents: 40
+    degree: 4
+    eps: [.inf]
+    depths: [2]
+    rules: [oracle]
+    t_max: 60
+    runs: 4
+    chunk_runs: 2
+    grid: {linear: 10, log: 5}
+  tiny_overlay:
+    engine: overlay
+    sources: [tiny_rules, tiny_scalable]
+"""
+
+
+def test_an_overlay_draws_both_engines_curves_on_the_same_instances(tmp_path):
+    snakemake(tmp_path, "--cores", "2", config=PAIRED)
+    table = pd.read_csv(tmp_path / "results/tables/tiny_overlay.csv")
+    rules = pd.read_csv(tmp_path / "results/tables/tiny_rules.csv")
+    scalable = pd.read_csv(tmp_path / "results/tables/tiny_scalable.csv")
+    simulated = table[table["kind"] == "simulated"]
+    assert set(simulated["curve"]) == set(rules.loc[rules["kind"] == "simulated", "curve"]) | set(
+        scalable.loc[scalable["kind"] == "simulated", "curve"])
+    assert (table["curve"] == "Local").sum() == len(rules[rules["curve"] == "Local"])
+    # the same instances: both figures' Ideal (from the instances' class sizes) coincide
+    ideal = [t.loc[t["curve"] == "Ideal", "mse"].to_numpy() for t in (rules, scalable)]
+    assert (ideal[0] == ideal[1]).all()
+    assert (tmp_path / "results/figures/tiny_overlay.png").stat().st_size > 1000
+    instance_files = sorted((tmp_path / "results/instances").iterdir())
+    assert [p.name for p in instance_files] == ["tiny_rules"]  # both draw tiny_rules's streams
+    shutil.rmtree(tmp_path / "results")
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"stream": None}, r"figures\.tiny_overlay\.sources: the figures draw different random streams"),
+    ({"t_max": 50}, r"figures\.tiny_overlay\.sources: the figures record different times"),
+])
+def test_unpaired_sources_are_refused(change, message):
+    import yaml
+
+    config = yaml.safe_load(PAIRED)
+    entry = config["figures"]["tiny_scalable"]
+    for key, value in change.items():
+        if value is None:
+            entry.pop(key)
+        else:
+            entry[key] = value
+    with pytest.raises(ConfigError, match=message):
+        expand_config(config)
