@@ -164,3 +164,27 @@ def test_sensitivity_variants_and_claims_read_a_user_rules_figure_like_any_other
     for check in (lambda t: claims.decreasing(t, first), lambda t: claims.closeness(t, first, second),
                   lambda t: claims.ordering(t, first, second)):
         assert check(tables["mine"]) == check(tables["paper"])
+
+
+def test_colmes_optimistic_test_as_a_rule(tmp_path, monkeypatch):
+    """experiments/rules/colme.py: COLME's overlap of confidence intervals, (beta_a + beta_b)^2
+    with beta(n) = sigma sqrt((2/n)(1 + 1/n) ln(sqrt(n + 1) 4 M / delta)), +inf below two
+    samples; a figure naming it runs, and its wider intervals keep more of the other class
+    than the z-test at t = 60."""
+    import math
+
+    expansion = figures(tmp_path, monkeypatch, paper={**KNOWN, "schedules": ["rr"]},
+                        colme={**KNOWN, "schedules": ["rr"],
+                               "decision_rule": {"file": "rules/colme.py", "function": "optimistic"}})
+    rule = ENGINES["private_colme"].spec(stage_params(expansion.figures["colme"], "simulate", 0, 2)).decision_rule
+    sigma2, t, n = 0.25, 40.0, 30.0
+
+    def beta(count):
+        return math.sqrt(sigma2 * 2 / count * (1 + 1 / count) * math.log(math.sqrt(count + 1) * 4 * 16 / 0.1))
+
+    bound = rule.bound(t, sigma2 / t, sigma2 / n, n, 1.0, 0.05, -2.0, 0.0, 16.0)
+    assert bound == pytest.approx((beta(t) + beta(n)) ** 2, rel=1e-12)
+    assert rule.bound(1.0, sigma2, sigma2, n, 1.0, 0.05, -2.0, 0.0, 16.0) == math.inf
+    paper, colme = (simulate(expansion.figures[name])["diagnostics"] for name in ("paper", "colme"))
+    others = 1  # diagnostics: the share of non-classmates in C_a
+    assert np.all(colme[:, :, others, -1] > paper[:, :, others, -1])

@@ -1,0 +1,87 @@
+"""C-ColME and B-ColME (colme.scalable): cost per agent-step against the depth d and M, and,
+with ``--simulator``, against the authors' public C++ simulator in the same run.
+
+For each M (random 10-regular graph, two classes, data N(mu, 2^2) as a normal truncated at
+10 sigma, the authors' definitions), one run of T steps per curve: C-ColME and B-ColME at
+d = 1, 2, 3.  Prints the CPU and the vector ISA, CPU seconds per curve, agent-steps per
+second per core, and B-ColME's cost relative to C-ColME's.  With ``--simulator PATH`` (the
+``sim_driver`` that validation/galante_aaai25/run_simulator.sh builds), the same setting
+runs through the simulator at each M up to ``--simulator-max-agents`` (one process per
+algorithm; its time includes its graph generation, its oracle and its per-step evaluation,
+as colme's includes its own graph-independent set-up and MSE), and the ratio is printed.
+Usage:
+
+    python benchmarks/bench_scalable.py [--agents 1000 10000 100000] [--t-max 200]
+        [--simulator /tmp/galante-sim/colme_scalable_algorithms/build/sim_driver]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import tempfile
+import time
+
+import numpy as np
+from baseline import cpu_description
+
+from colme.graphs import random_regular_edges
+from colme.populations import DataLaw, Population
+from colme.scalable.kernel import simulate_scalable_runs
+from colme.scalable.spec import ScalableCurve, ScalableSpec
+
+CURVES = (ScalableCurve("c_colme"), *(ScalableCurve("b_colme", depth) for depth in (1, 2, 3)))
+POPULATION = Population(means=(0.0, 1.0), laws=(DataLaw("truncated_normal", 2.0, 10.0),) * 2)
+DEGREE = 10
+
+
+def colme_seconds(n_agents: int, t_max: int, curve: ScalableCurve) -> float:
+    """CPU seconds of one run of ``curve`` (compiled beforehand)."""
+    rng = np.random.default_rng(n_agents)
+    classes = rng.integers(0, 2, size=(1, n_agents))
+    edges = random_regular_edges(DEGREE, n_agents, rng)[None]
+    spec = ScalableSpec(n_agents=n_agents, curves=(curve,), t_record=np.array([t_max]), population=POPULATION)
+    start = time.process_time()
+    simulate_scalable_runs(spec, classes, edges, [np.random.default_rng(1)])
+    return time.process_time() - start
+
+
+def simulator_seconds(binary: str, n_agents: int, t_max: int, curve: ScalableCurve) -> float:
+    """Wall seconds of one simulator process on the same setting (its own graph and data)."""
+    algorithm = "consensus" if curve.algorithm == "c_colme" else "belief_propagation_v1"
+    up_to = str(curve.depth + 1 if curve.depth else 2)
+    with tempfile.TemporaryDirectory() as folder:
+        out = os.path.join(folder, "mse.csv")
+        start = time.perf_counter()
+        subprocess.run([binary, algorithm, "1", str(n_agents), str(DEGREE), str(t_max), "2", "0.1", up_to, "0.5", out],
+                       cwd=folder, env={**os.environ, "SIM_NO_LOG": "1"}, check=True, capture_output=True)
+        return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--agents", type=int, nargs="+", default=[1000, 10000, 100000])
+    parser.add_argument("--t-max", type=int, default=200)
+    parser.add_argument("--simulator", default=None, help="the authors' simulator's sim_driver, to compare with")
+    parser.add_argument("--simulator-max-agents", type=int, default=10000)
+    args = parser.parse_args()
+    print(cpu_description())
+    for curve in CURVES:  # compile
+        colme_seconds(100, 3, curve)
+    for n_agents in args.agents:
+        steps = n_agents * args.t_max
+        base = None
+        for curve in CURVES:
+            seconds = colme_seconds(n_agents, args.t_max, curve)
+            base = seconds if base is None else base
+            line = (f"M={n_agents:>7d} r={DEGREE} T={args.t_max} {curve.name:<18s} colme {seconds:8.3f} s, "
+                    f"{steps / seconds:.3e} agent-steps/s/core, x{seconds / base:.2f} C-ColME's time")
+            if args.simulator and n_agents <= args.simulator_max_agents:
+                theirs = simulator_seconds(args.simulator, n_agents, args.t_max, curve)
+                line += f"; simulator {theirs:8.3f} s ({steps / theirs:.3e}/s): colme x{theirs / seconds:.1f} faster"
+            print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()
