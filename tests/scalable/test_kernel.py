@@ -114,7 +114,8 @@ def reference(spec, curve, classes, edges, key):
                     own_change = spec.alpha_reset == "per_agent" and changed[a]
                     clock[a] = 1 if restart or own_change or spec.alpha_reset == "constant" else clock[a] + 1
                     alpha = clock[a] / (clock[a] + 1)
-                    y_new[a] = (1 - alpha) * m[a] + alpha * v
+                    alone = curve.rule == "oracle" and size[a] == 0
+                    y_new[a] = m[a] if alone else (1 - alpha) * m[a] + alpha * v
                 y = y_new
             else:
                 old = tables

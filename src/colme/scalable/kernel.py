@@ -231,7 +231,8 @@ def _consensus(t, indptr, neighbours, same, by_class, stale, weight_offset, unif
     """C-ColME's step: W_ab = 1/(offset + max(C_a(t), C_b)) (C_b at t - 1 with ``stale``;
     ``uniform_weights``: 1/(1 + C_a(t))), then y_a = (1 - alpha) m_a + alpha v_a with
     alpha = s/(s + 1), s the clock (``RESETS``; constant: alpha = 1/2).  The oracle's sets
-    never change: its clock never restarts."""
+    never change: its clock never restarts, and an agent without classmates keeps its own
+    mean (as the authors' simulator's oracle does; the algorithm keeps mixing its y)."""
     n = indptr.shape[0] - 1
     anybody = 0.0
     wrong = 0.0
@@ -265,7 +266,10 @@ def _consensus(t, indptr, neighbours, same, by_class, stale, weight_offset, unif
         else:
             clock[a] += 1.0
         alpha = clock[a] / (clock[a] + 1.0)
-        estimate_next[a] = (1.0 - alpha) * mean[a] + alpha * (own + pull)
+        if by_class and size[a] == 0.0:  # the oracle without classmates: its local mean
+            estimate_next[a] = mean[a]
+        else:
+            estimate_next[a] = (1.0 - alpha) * mean[a] + alpha * (own + pull)
     for a in range(n):
         estimate[a] = estimate_next[a]
 
