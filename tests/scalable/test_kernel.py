@@ -241,3 +241,19 @@ def test_the_radius_is_the_union_bound_over_the_links():
         assert ours == pytest.approx(ccolme_radius(t, sigma, sigma_dp, 10.0, 1000, 0.1), rel=1e-14)
     assert optimistic_radius(1.0, 1.0, 0.0, 5.0, 0.1, True) == math.inf
     assert math.isfinite(optimistic_radius(1.0, 1.0, 0.0, 5.0, 0.1, False))
+
+
+def test_a_run_resumed_in_segments_gives_the_same_numbers():
+    """With a ``progress`` the kernel runs in segments of steps (the workflow's jobs do):
+    its state (tables alternating by the parity of t, the clock, the learnt flag) carries
+    over, bit for bit."""
+    from colme.progress import Progress
+
+    classes, edges = small_instance()
+    spec = ScalableSpec(n_agents=8, curves=tuple(CURVES), t_record=np.arange(1, 41), population=POPULATION,
+                        delta=0.5)
+    whole = simulate_scalable_runs(spec, classes[None], edges[None], [np.random.default_rng(11)])
+    progress = Progress(interval=0.0, write=lambda *args, **kwargs: None)
+    progress.steps = lambda remaining: 3  # segments of 3 steps: odd and even starts
+    pieces = simulate_scalable_runs(spec, classes[None], edges[None], [np.random.default_rng(11)], progress=progress)
+    assert np.array_equal(whole, pieces)

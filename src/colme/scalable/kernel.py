@@ -56,9 +56,9 @@ class Workspace:
     changed: np.ndarray  # (M,) whether a's kept set changed at t
     active: np.ndarray  # (2E,) uint8: a keeps b, per directed link
     previous_active: np.ndarray  # (2E,) uint8
-    table_sum: np.ndarray  # (2E, d) B-ColME: sums of means per hop
+    table_sum: np.ndarray  # (2E, d) B-ColME: sums of means per hop, written at odd t
     table_count: np.ndarray  # (2E, d) and their numbers of agents
-    previous_sum: np.ndarray  # (2E, d)
+    previous_sum: np.ndarray  # (2E, d) the same, written at even t (the two alternate)
     previous_count: np.ndarray  # (2E, d)
     total_sum: np.ndarray  # (M, d) per agent, over its kept rows (previous step)
     total_count: np.ndarray  # (M, d)
@@ -146,11 +146,15 @@ def _simulate_scalable_run(
             for a in range(n):
                 estimate[a] = mean[a]
         else:
-            _decide(indptr, neighbours, same, by_class, stale, permanent, mean, radius, previous_mean,
-                    previous_radius, active, previous_active, size, changed)
+            changes, wrong = _decide(indptr, neighbours, same, by_class, stale, permanent, mean, radius,
+                                     previous_mean, previous_radius, active, previous_active, size, changed)
             if algorithm == 0:
-                _consensus(t, indptr, neighbours, same, by_class, stale, weight_offset, uniform_weights, reset, mean,
-                           size, previous_size, changed, active, clock, estimate, estimate_next, state)
+                _consensus(indptr, neighbours, by_class, stale, weight_offset, uniform_weights, reset, changes, wrong,
+                           mean, size, previous_size, changed, active, clock, estimate, estimate_next, state)
+            elif t % 2 == 0:  # B-ColME's tables alternate between two buffers: no copy
+                _message_passing(tf, indptr, neighbours, reverse, depth, previous_mean, mean, active,
+                                 previous_active, previous_sum, previous_count, table_sum, table_count, total_sum,
+                                 total_count, estimate)
             else:
                 _message_passing(tf, indptr, neighbours, reverse, depth, previous_mean, mean, active,
                                  previous_active, table_sum, table_count, previous_sum, previous_count, total_sum,
@@ -203,8 +207,11 @@ def _start(indptr, same, by_class, active, previous_active, estimate, clock, siz
 def _decide(indptr, neighbours, same, by_class, stale, permanent, mean, radius, previous_mean, previous_radius,
             active, previous_active, size, changed):
     """a's decision about each neighbour b: the optimistic test against b's state at t - 1
-    (``stale``) or t, on every link (``permanent``: only on the links a still keeps)."""
+    (``stale``) or t, on every link (``permanent``: only on the links a still keeps).
+    Returns the step's number of changed decisions and of other-class links kept."""
     n = indptr.shape[0] - 1
+    changes = 0.0
+    wrong = 0.0
     for a in range(n):
         kept = 0.0
         flip = 0.0
@@ -221,12 +228,15 @@ def _decide(indptr, neighbours, same, by_class, stale, permanent, mean, radius, 
             active[k] = keep
             kept += keep
             flip += 1.0 if keep != previous_active[k] else 0.0
+            wrong += keep * (1 - same[k])
         size[a] = kept
         changed[a] = flip
+        changes += flip
+    return changes, wrong
 
 
 @numba.njit(cache=True)
-def _consensus(t, indptr, neighbours, same, by_class, stale, weight_offset, uniform_weights, reset, mean, size,
+def _consensus(indptr, neighbours, by_class, stale, weight_offset, uniform_weights, reset, changes, wrong, mean, size,
                previous_size, changed, active, clock, estimate, estimate_next, state):
     """C-ColME's step: W_ab = 1/(offset + max(C_a(t), C_b)) (C_b at t - 1 with ``stale``;
     ``uniform_weights``: 1/(1 + C_a(t))), then y_a = (1 - alpha) m_a + alpha v_a with
@@ -234,15 +244,9 @@ def _consensus(t, indptr, neighbours, same, by_class, stale, weight_offset, unif
     never change: its clock never restarts, and an agent without classmates keeps its own
     mean (as the authors' simulator's oracle does; the algorithm keeps mixing its y)."""
     n = indptr.shape[0] - 1
-    anybody = 0.0
-    wrong = 0.0
-    for a in range(n):
-        anybody += changed[a]
-        for k in range(indptr[a], indptr[a + 1]):
-            wrong += active[k] * (1.0 - same[k])
     restart = False
     if reset == 1:  # global, the change seen at the step it happens
-        restart = anybody > 0.0
+        restart = changes > 0.0
     elif reset == 2 or reset == 3:  # global, the previous step's change (the authors' simulator)
         restart = state[1] > 0.0
         if state[0] > 0.0:  # learnt: no restart any more
@@ -251,7 +255,7 @@ def _consensus(t, indptr, neighbours, same, by_class, stale, weight_offset, unif
             state[0] = 1.0
             state[1] = 1.0
         else:
-            state[1] = 1.0 if anybody > 0.0 else 0.0
+            state[1] = 1.0 if changes > 0.0 else 0.0
     for a in range(n):
         own = estimate[a]
         pull = 0.0
@@ -277,15 +281,11 @@ def _consensus(t, indptr, neighbours, same, by_class, stale, weight_offset, unif
 @numba.njit(cache=True)
 def _message_passing(t, indptr, neighbours, reverse, depth, previous_mean, mean, active, previous_active,
                      table_sum, table_count, previous_sum, previous_count, total_sum, total_count, estimate):
-    """B-ColME's step: the tables of the kept links from the neighbours' previous tables
-    (non-backtracking), then each agent's sample-count-weighted mean of its own mean and
-    the tables' means (a mean k + 1 steps old stands for t - 1 - k samples)."""
+    """B-ColME's step: the tables of the kept links (``table_*``) from the neighbours'
+    previous tables (``previous_*``, non-backtracking), then each agent's
+    sample-count-weighted mean of its own mean and the tables' means (a mean k + 1 steps
+    old stands for t - 1 - k samples)."""
     n = indptr.shape[0] - 1
-    links = active.shape[0]
-    for link in range(links):
-        for k in range(depth):
-            previous_sum[link, k] = table_sum[link, k]
-            previous_count[link, k] = table_count[link, k]
     for b in range(n):
         for k in range(depth):
             total_sum[b, k] = 0.0
