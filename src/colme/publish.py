@@ -68,6 +68,14 @@ def _gzip(source: Path, dest: Path) -> None:
         handle.write(source.read_bytes())
 
 
+def _has_rows(path: Path) -> bool:
+    """Whether a table file holds any row (an engine without a supplement writes an empty one)."""
+    try:
+        return len(pd.read_csv(path)) > 0
+    except pd.errors.EmptyDataError:
+        return False
+
+
 def publish(results: Path, dest: Path, config: dict, wall_seconds: float | None, cores: int | None,
             root: Path | None = None) -> dict:
     """Copy ``results`` (a finished build of ``config``) to ``dest``; returns build.json."""
@@ -84,11 +92,11 @@ def publish(results: Path, dest: Path, config: dict, wall_seconds: float | None,
             shutil.copy2(results / "figures" / name, dest / "figures" / name)
         for suffix in ("", "_supplement"):
             source = results / "tables" / f"{figure}{suffix}.csv"
-            if suffix == "" or len(pd.read_csv(source)) > 0:
+            if suffix == "" or _has_rows(source):
                 shutil.copy2(source, dest / "tables" / source.name)
         for suffix in ("_covariance", "_diagnostics"):
             source = results / "tables" / f"{figure}{suffix}.csv"
-            if source.exists() and len(pd.read_csv(source)) > 0:
+            if source.exists() and _has_rows(source):
                 _gzip(source, dest / "tables" / f"{source.name}.gz")
         meta = json.loads((results / "tables" / f"{figure}.json").read_text())
         compute += float(meta.get("compute_seconds", 0.0))

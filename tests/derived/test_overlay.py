@@ -2,13 +2,17 @@
 one panel; Local and Ideal once; sources that are not paired refused naming the key."""
 
 import shutil
+from pathlib import Path
 
 import pandas as pd
 import pytest
 from workflow_helpers import snakemake
 
-from colme.config import ConfigError
-from colme.expansion import expand_config
+from colme.config import ConfigError, load_config
+from colme.expansion import expand_config, validate_config
+from colme.publish import publish
+
+ROOT = Path(__file__).resolve().parents[2]
 
 PAIRED = """
 seed: 5
@@ -57,6 +61,13 @@ def test_an_overlay_draws_both_engines_curves_on_the_same_instances(tmp_path):
     assert (tmp_path / "results/figures/tiny_overlay.png").stat().st_size > 1000
     instance_files = sorted((tmp_path / "results/instances").iterdir())
     assert [p.name for p in instance_files] == ["tiny_rules"]  # both draw tiny_rules's streams
+    # published like any build (the overlay's supplement is an empty table)
+    config = validate_config({**load_config(ROOT / "config.yaml", tmp_path / "tiny.yaml"), "preset": "default"})
+    build = publish(tmp_path / "results", tmp_path / "published", config, 1.0, 2, ROOT)
+    assert build["figures"] == ["tiny_overlay"]
+    assert (tmp_path / "published/tables/tiny_overlay.csv").read_bytes() == (
+        tmp_path / "results/tables/tiny_overlay.csv").read_bytes()
+    assert not (tmp_path / "published/tables/tiny_overlay_supplement.csv").exists()
     shutil.rmtree(tmp_path / "results")
 
 
