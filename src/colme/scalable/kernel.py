@@ -91,22 +91,26 @@ class Workspace:
 
 
 @numba.njit(cache=True)
-def optimistic_radius(n, sigma, sigma_dp, log_links, delta, stale):
-    """beta(n) of [16, Eq. (3)] for a mean of n (noisy) samples: sqrt(2 (sigma^2 +
-    sigma_DP^2)/n (1 + 1/n) ln(sqrt(n + 1) 4 |links| / delta)), |links| the number of
+def radius_scale(n, log_links, delta, stale):
+    """beta(n) / sqrt(sigma^2 + sigma_DP^2) of [16, Eq. (3)] for a mean of n (noisy)
+    samples: sqrt(2/n (1 + 1/n) ln(sqrt(n + 1) 4 |links| / delta)), |links| the number of
     directed links (r M on an r-regular graph, Private-C-ColME's 4 r M); with ``stale``
     (the authors' simulator), +inf below two samples: no test before."""
     if n < 2.0 and stale:
         return np.inf
-    return math.sqrt(2.0 * (sigma * sigma + sigma_dp * sigma_dp) / n * (1.0 + 1.0 / n)
-                     * (0.5 * math.log(n + 1.0) + log_links - math.log(delta)))
+    return math.sqrt(2.0 / n * (1.0 + 1.0 / n) * (0.5 * math.log(n + 1.0) + log_links - math.log(delta)))
+
+
+def optimistic_radius(n, sigma, sigma_dp, log_links, delta, stale):
+    """beta(n) of [16, Eq. (3)]: sqrt(sigma^2 + sigma_DP^2) ``radius_scale(n, ...)``."""
+    return math.sqrt(sigma * sigma + sigma_dp * sigma_dp) * radius_scale(n, log_links, delta, stale)
 
 
 @jit_noalias(cache=True)
 def _simulate_scalable_run(
-    indptr, neighbours, reverse, same, classes, agent_means, class_sigma, key,
+    indptr, neighbours, reverse, same, classes, agent_means, key,
     law_code, law_a0, law_a1, law_a2, quantiles,
-    algorithm, depth, by_class, sigma_dp, stale, permanent, weight_offset, uniform_weights, reset, first_sample,
+    algorithm, depth, by_class, sigma_dp, spread, stale, permanent, weight_offset, uniform_weights, reset, first_sample,
     log_links, delta, t_record, t_first, t_last, mse_out, diagnostics_out,
     sample_sum, noise_sum, mean, radius, previous_mean, previous_radius, size, previous_size, estimate,
     estimate_next, clock, changed, active, previous_active, table_sum, table_count, previous_sum, previous_count,
@@ -118,7 +122,8 @@ def _simulate_scalable_run(
     Graph: CSR ``indptr``/``neighbours`` (link k = a -> neighbours[k]), ``reverse[k]`` the
     link b -> a, ``same[k]`` whether both ends share a class.  Curve: ``algorithm``
     (``ALGORITHMS``), ``depth`` (B-ColME's hops), ``by_class`` (the oracle rule: keep the
-    classmates, no test), ``sigma_dp`` (per agent), ``stale``, ``permanent``, the weights
+    classmates, no test), ``sigma_dp`` and ``spread`` = sqrt(sigma^2 + sigma_DP^2) (per
+    agent: its class's sigma), ``stale``, ``permanent``, the weights
     (``weight_offset``, ``uniform_weights``), ``reset`` (``RESETS``), ``first_sample``
     (y_a(1) = m_a(1), else y_a(0) = 0 and a first consensus step).  Writes the MSE
     (1/M) sum_a (y_a - mu_a)^2 at ``t_record`` and the ``DIAGNOSTICS``.
@@ -133,6 +138,7 @@ def _simulate_scalable_run(
         record += 1
     for t in range(t_first, t_last + 1):
         tf = float(t)
+        scale = radius_scale(tf, log_links, delta, stale)
         for a in range(n):  # Receive: the same two draws per agent and step as Private-C-ColME's kernel
             c = classes[a]
             counter += _GOLDEN
@@ -141,7 +147,7 @@ def _simulate_scalable_run(
             counter += _GOLDEN
             noise_sum[a] += unit_laplace(_mix_uniform(counter))
             mean[a] = (sample_sum[a] + sigma_dp[a] * noise_sum[a]) / tf
-            radius[a] = optimistic_radius(tf, class_sigma[c], sigma_dp[a], log_links, delta, stale)
+            radius[a] = spread[a] * scale
         if t == 1 and first_sample:
             for a in range(n):
                 estimate[a] = mean[a]
@@ -349,8 +355,9 @@ def link_arrays(edges: np.ndarray, classes: np.ndarray, n_agents: int) -> dict[s
     ``reverse`` (the index of b -> a for a -> b) and ``same`` (classmates)."""
     indptr, neighbours = csr_neighbours(edges, n_agents)
     heads = np.repeat(np.arange(n_agents), np.diff(indptr))
-    order = {(int(a), int(b)): k for k, (a, b) in enumerate(zip(heads, neighbours, strict=True))}
-    reverse = np.array([order[(int(b), int(a))] for a, b in zip(heads, neighbours, strict=True)], dtype=np.int64)
+    keys = heads.astype(np.int64) * n_agents + neighbours
+    order = np.argsort(keys, kind="stable")
+    reverse = order[np.searchsorted(keys[order], neighbours.astype(np.int64) * n_agents + heads)]
     return {
         "indptr": indptr.astype(np.int64),
         "neighbours": neighbours.astype(np.int64),
@@ -403,7 +410,6 @@ def simulate_scalable_runs(
         instance = links | {
             "classes": classes[run].astype(np.int64),
             "agent_means": np.asarray(mu, dtype=np.float64),
-            "class_sigma": population.class_sigmas(),
             "key": np.uint64(run_key(generators[run])),
             "log_links": math.log(4.0 * max(len(links["neighbours"]), 1)),
         }

@@ -74,13 +74,15 @@ class ScalableSpec:
         return int(self.t_record[-1])
 
     def curve_arguments(self, curve: ScalableCurve, classes: np.ndarray) -> dict:
-        """The kernel's per-curve parameters: algorithm code, depth, the oracle flag and
-        each agent's sigma_DP (Laplace, calibrated to its class's support, as
-        Private-C-ColME's; 0 at eps = inf)."""
+        """The kernel's per-curve parameters: algorithm code, depth, the oracle flag, each
+        agent's sigma_DP (Laplace, calibrated to its class's support, as Private-C-ColME's;
+        0 at eps = inf) and sqrt(sigma^2 + sigma_DP^2) (its class's sigma)."""
         per_class = np.array([laplace_sigma_dp(curve.eps, law.half_width) for law in self.population.laws])
+        sigma_dp = per_class[classes]
         return {
             "algorithm": ALGORITHMS[curve.algorithm],
             "depth": max(curve.depth, 1),
             "by_class": curve.rule == "oracle",
-            "sigma_dp": per_class[classes],
+            "sigma_dp": sigma_dp,
+            "spread": np.sqrt(self.population.class_sigmas()[classes] ** 2 + sigma_dp**2),
         }
