@@ -44,9 +44,11 @@ SETTING = {
 COMPARED_T = (2, 3, 5, 10, 20, 50, 100, 200, 300, 500, 700, 1000, 1500, 2000)
 
 
-def simulate(runs: int) -> pd.DataFrame:
+def simulate(runs: int, variants: tuple[str, ...] = tuple(VARIANTS)) -> pd.DataFrame:
+    """colme's MSE by t for ``variants`` (keys of ``VARIANTS``), ``runs`` runs each."""
     rows = []
-    for variant, overrides in VARIANTS.items():
+    for variant in variants:
+        overrides = VARIANTS[variant]
         entry = {**SETTING, **overrides, "runs": runs}
         figure = expand_config({"seed": 1, "figures": {variant.replace("/", "_"): entry}}).figures
         name, settings = next(iter(figure.items()))
@@ -57,8 +59,9 @@ def simulate(runs: int) -> pd.DataFrame:
         seconds = time.process_time() - start
         for index, curve in enumerate(out["curves"]):
             mse = out["mse"][:, index]
-            algorithm = variant.split("/")[0]
-            label = "oracle" if " oracle " in curve else variant.split("/")[1]
+            algorithm, label = variant.split("/")
+            if " oracle " in curve:
+                label = f"oracle_{label}"
             if algorithm == "b_colme":
                 label = f"{label}_d{curve.split('d=')[1].split()[0]}"
             for t, column in zip(out["t"], mse.T, strict=True):
@@ -67,13 +70,38 @@ def simulate(runs: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: The simulator's name (simulator_mse.csv: algorithm, variant) of each colme curve; the
+#: simulator writes an oracle curve once when several configurations share it.
+SIMULATOR_NAMES = {
+    ("c_colme", "default"): ("C-ColME", "default"),
+    ("c_colme", "retest"): ("C-ColME", "retest_excluded"),
+    ("c_colme", "static_alpha"): ("C-ColME", "static_alpha_0.5"),
+    ("c_colme", "uniform_w"): ("C-ColME", "uniform_weights"),
+    ("c_colme", "oracle_default"): ("oracle", "C-ColME_default"),
+    ("c_colme", "oracle_retest"): ("oracle", "C-ColME_default"),
+    ("c_colme", "oracle_static_alpha"): ("oracle", "C-ColME_static_alpha_0.5"),
+    ("c_colme", "oracle_uniform_w"): ("oracle", "C-ColME_uniform_weights"),
+    **{("b_colme", f"default_d{d}"): ("B-ColME", f"d{d}_upto{d + 1}") for d in (1, 2, 3)},
+    **{("b_colme", f"oracle_default_d{d}"): ("oracle", f"B-ColME_d{d}_upto{d + 1}") for d in (1, 2, 3)},
+}
+
+
 def z_table(colme: pd.DataFrame, simulator: pd.DataFrame) -> pd.DataFrame:
-    merged = colme.merge(simulator, on=["algorithm", "variant", "t"], suffixes=("_colme", "_simulator"))
-    merged = merged[merged["t"].isin(COMPARED_T)]
+    """Per colme curve and compared t: both means and se, their ratio and z; Local is
+    colme's exact sigma^2 / t (se 0) against the simulator's running means."""
+    names = pd.DataFrame([(*ours, *theirs) for ours, theirs in SIMULATOR_NAMES.items()],
+                         columns=["algorithm", "variant", "sim_algorithm", "sim_variant"])
+    local = pd.DataFrame({"algorithm": "local", "variant": "exact", "t": list(COMPARED_T),
+                          "mse": [SETTING["population"]["sigma"] ** 2 / t for t in COMPARED_T], "se": 0.0})
+    ours = pd.concat([colme.merge(names, on=["algorithm", "variant"]),
+                      local.assign(sim_algorithm="local", sim_variant="running_mean")], ignore_index=True)
+    merged = ours.merge(simulator.rename(columns={"algorithm": "sim_algorithm", "variant": "sim_variant"}),
+                        on=["sim_algorithm", "sim_variant", "t"], suffixes=("_colme", "_simulator"))
+    merged = merged[merged["t"].isin(COMPARED_T)].copy()
     merged["ratio"] = merged["mse_colme"] / merged["mse_simulator"]
     merged["z"] = (merged["mse_colme"] - merged["mse_simulator"]) / np.hypot(merged["se_colme"], merged["se_simulator"])
-    return merged[["algorithm", "variant", "t", "mse_colme", "se_colme", "mse_simulator", "se_simulator", "ratio",
-                   "z"]]
+    return merged[["algorithm", "variant", "sim_algorithm", "sim_variant", "t", "mse_colme", "se_colme",
+                   "mse_simulator", "se_simulator", "ratio", "z"]]
 
 
 def main() -> None:
@@ -83,9 +111,9 @@ def main() -> None:
     args = parser.parse_args()
     if not args.table_only:
         start = time.time()
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
         colme = simulate(args.runs)
         colme.to_csv(HERE / "colme_mse.csv", index=False)
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
         cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                     if line.startswith("model name")), platform.machine())
         (HERE / "colme_provenance.json").write_text(json.dumps({
