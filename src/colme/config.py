@@ -232,6 +232,8 @@ def resolve_figure(config: dict, figure: str) -> dict:
         settings["grid"] = {
             part: config.get(f"grid_{part}") or settings["grid"][part] for part in ("linear", "log")
         }
+    if settings.get("stream", "") is None:  # its own streams: no key, so params stay as they were
+        del settings["stream"]
     engine.complete(settings, config)
     settings["seed"] = config["seed"]
     settings["precision"] = config["precision"]

@@ -38,4 +38,4 @@ def stream_name(params: dict, figure: str) -> str:
     """Whose random streams a figure draws: its own, or (``stream``) those of another
     figure (a sensitivity variant's figure, a sweep's base), so that both are paired run
     by run and share instance files."""
-    return params.get("stream", figure)
+    return params.get("stream") or figure
