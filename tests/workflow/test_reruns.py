@@ -49,6 +49,7 @@ FIGURE_KEYS = {
         "weights": "simulate", "t_max": "simulate", "grid.linear": "simulate", "grid.log": "simulate",
         "privacy_mixes": "simulate", "population": "simulate",  # a law: see POPULATION_EDITS
         "decision_rules": None, "weight_rule": "simulate",  # a rule declared but not drawn: no number
+        "stream": "simulate",  # another figure's draws: its (existing) instance file, new chunks
         "title": "figure",
     },
     "private_colme": {
@@ -60,6 +61,7 @@ FIGURE_KEYS = {
         # replaced by the explicit curve list when `curves` is set (fig3_varest), else numeric
         "schedules": "simulate|None", "mechanisms": "simulate|None", "weights": "simulate|None",
         "noises": "simulate|None",
+        "decision_rule": "simulate", "stream": "simulate",
         "title": "figure",
     },
     "oracle": {
@@ -175,6 +177,18 @@ COMPANIONS = {"pm2_variance": {"schedules": ["rr"]}}
 FIGURE_COMPANIONS = {("schedules", "pm2_variance", "as_printed"): {"pm2_variance": "mechanism"}}
 
 
+def same_instances(figure: str, validated: dict) -> str | None:
+    """Another configured figure of ``figure``'s engine with the same instance settings."""
+    def instances(name):
+        settings = resolve_figure(validated, name)
+        return ENGINES[settings["engine"]].instance_params(settings)
+
+    engine = validated["figures"][figure]["engine"]
+    mine = instances(figure)
+    return next((name for name, entry in validated["figures"].items()
+                 if name != figure and entry["engine"] == engine and instances(name) == mine), None)
+
+
 def leaf_cases():
     """(figure, dotted key, edited config) for every leaf key of every configured figure."""
     validated = validate_config(SHIPPED)
@@ -198,6 +212,15 @@ def leaf_cases():
             if key == "decision_rules":  # a rule declared, not drawn (drawn: tests/ccolme/test_decision_rules.py)
                 rule = {"file": str(ROOT / "experiments/rules/bernstein.py"), "function": "bernstein_copy"}
                 yield figure, key, ("figures", figure, key), {"mine": rule}
+                continue
+            if key == "decision_rule":
+                rule = {"file": str(ROOT / "experiments/rules/private_colme.py"), "function": "z_test_copy"}
+                yield figure, key, ("figures", figure, key), rule
+                continue
+            if key == "stream":  # another figure's draws, where one has the same instances
+                sibling = same_instances(figure, validated)
+                if sibling is not None:
+                    yield figure, key, ("figures", figure, key), sibling
                 continue
             if key == "weight_rule":
                 rule = {"file": str(ROOT / "experiments/weights/laplacian.py"), "function": "laplacian",
