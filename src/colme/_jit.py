@@ -191,16 +191,17 @@ def generated_module(name: str, source: str, calls: Iterable[Path] = (), package
     and imported: Numba caches its machine code like any module's, so later processes
     skip the compilation.  Otherwise it is compiled in memory with ``cache=False``.
     ``package``: the package its relative imports resolve against (the module is then
-    named ``package.name_digest``).  Without ``cache``, it is compiled in memory.
+    named ``package.name_digest``).  Without ``cache``, it is compiled in memory, afresh
+    (never the module an earlier cached call loaded).
     """
     digest = hashlib.sha256(source.encode())
     for path in calls:
         digest.update(Path(path).read_bytes())
     stem = f"{name}_{digest.hexdigest()[:16]}"
     qualified = f"{package}.{stem}" if package else stem
-    if qualified in sys.modules:
-        return sys.modules[qualified]
     if cache:
+        if qualified in sys.modules:
+            return sys.modules[qualified]
         try:
             path = kernel_folder() / f"{stem}.py"
             if not path.exists():
