@@ -128,6 +128,15 @@ def check_names_figure(key: str, name: str, figures: dict, accepts, what: str) -
         )
 
 
+def check_regular_degree(n_agents: int, degree: int, where: str) -> None:
+    """Refuse (naming ``where``.degree) a degree no r-regular graph on ``n_agents`` has."""
+    if not 1 <= degree < n_agents or (degree * n_agents) % 2:
+        raise ConfigError(
+            f"{where}.degree={degree} with n_agents={n_agents}: an r-regular graph needs "
+            "1 <= degree < n_agents and degree * n_agents even"
+        )
+
+
 def required(method=None, *, unless: str | None = None):
     """Mark a hook every engine must define (``unless`` it overrides that other hook: an
     engine with its own ``draw`` needs no ``panel_style``); ``missing_hooks`` finds them."""

@@ -9,7 +9,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ..engines import SimulatedEngine, population, population_summary, stream_name, wall_minutes
+from ..engines import SimulatedEngine, check_regular_degree, population, population_summary, stream_name, wall_minutes
 from ..errors import ConfigError
 from ..graphs import FAMILY_KEYS, expected_mean_degree, graph_params, graph_problem
 from ..instances import make_family_instances
@@ -66,12 +66,7 @@ class ConsensusEngine(SimulatedEngine):
         if graph["family"] != "random_regular":
             self.check_graph(graph, settings["n_agents"], f"{where}.graph")
         else:
-            n_agents, degree = settings["n_agents"], settings["degree"]
-            if not 1 <= degree < n_agents or (degree * n_agents) % 2:
-                raise ConfigError(
-                    f"{where}.degree={degree} with n_agents={n_agents}: an r-regular graph needs "
-                    "1 <= degree < n_agents and degree * n_agents even"
-                )
+            check_regular_degree(settings["n_agents"], settings["degree"], where)
         self.weight_rule(settings, where)
 
     @staticmethod

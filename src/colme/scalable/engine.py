@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..engines import SimulatedEngine, population, population_summary, wall_minutes
-from ..errors import ConfigError
+from ..engines import SimulatedEngine, check_regular_degree, population, population_summary, wall_minutes
 from ..populations import population_choices
 from ..timegrid import figure_grid
 from .choices import CHOICES
@@ -40,10 +39,7 @@ class ScalableEngine(SimulatedEngine):
     graph_keys = ("degree",)
 
     def check(self, settings, where, config):
-        n_agents, degree = settings["n_agents"], settings["degree"]
-        if not 1 <= degree < n_agents or (degree * n_agents) % 2:
-            raise ConfigError(f"{where}.degree={degree} with n_agents={n_agents}: an r-regular graph needs "
-                              "1 <= degree < n_agents and degree * n_agents even")
+        check_regular_degree(settings["n_agents"], settings["degree"], where)
 
     def numeric_params(self, settings: dict) -> dict:
         """The settings; a figure without B-ColME without its depths."""
