@@ -548,6 +548,39 @@ def exceeds(table: pd.DataFrame, curve: str, level: float, t_range=(0.9, 1.0), k
     )
 
 
+def below_level(
+    table: pd.DataFrame, curve: str, level: float, t_range=(0.9, 1.0), reference: str | None = None, k=K, x="t"
+) -> Verdict:
+    """``curve`` stays below a fixed ``level`` over ``t_range`` (fractions of x_max), or,
+    with ``reference``, exceeds that curve by less than ``level`` (an absolute margin, for
+    shares near 0 where a ratio is meaningless, e.g. Galante et al.'s "wrong estimates").
+
+    With d = value (- reference value) and z = (level - d) / se (independent errors) at
+    every recorded x of the range: reproduced if z > k at every x; not reproduced if z < -k
+    at some x (significantly at or above the level); inconclusive otherwise.  Exact values
+    (se = 0, e.g. no run with a wrong link) are compared exactly (a tie fails).
+    """
+    rows = curve_rows(table, curve, t_range, x)
+    value, se = rows["mse"].to_numpy(dtype=float), rows["se"].to_numpy(dtype=float)
+    name = curve
+    if reference is not None:
+        ref = curve_rows(table, reference, t_range, x).reindex(rows.index)
+        value = value - ref["mse"].to_numpy(dtype=float)
+        se = np.hypot(se, ref["se"].to_numpy(dtype=float))
+        name = f"{curve} - {reference}"
+    z, exact = _z(level - value, se, np.full(len(value), level))
+    worst = int(np.argmin(np.where(np.isnan(z), -np.inf, z)))
+    lo, hi = t_range
+    where = "exact comparison" if exact.all() else f"min z = {z[worst]:.2f}"
+    return Verdict(
+        f"{level:g} - ({name}) > {k:g} se at every {x} in [{lo:g}, {hi:g}] {x}_max "
+        f"(not reproduced if < -{k:g} se at some {x}; se = 0: exact)",
+        f"{where} at {x} = {rows.index[worst]:g} ({len(z)} {x}), where {name} = "
+        f"{value[worst]:.3g} ± {se[worst]:.2g}; {value[-1]:.3g} at {x} = {rows.index[-1]:g}; {_runs(rows)}",
+        _verdict(*_strict(z, exact, k)),
+    )
+
+
 def resolving_power(
     table: pd.DataFrame, below: str, above: str, other: pd.DataFrame, other_below: str,
     other_above: str, t_range=(0.1, 1.0), factor=1.0, k=K, pairs: pd.DataFrame | None = None,
@@ -774,6 +807,7 @@ CHECKS = {
     "agreement": agreement,
     "cannot_resolve": cannot_resolve,
     "exceeds": exceeds,
+    "below_level": below_level,
     "resolving_power": resolving_power,
     "bound_value": bound_value,
     "decreasing": decreasing,

@@ -188,6 +188,8 @@ class Engine:
     drawing_keys: tuple[str, ...] = ("title",)
     #: Quantities of the engine's diagnostics table (none: no diagnostics figure).
     diagnostics: tuple[str, ...] = ()
+    #: Diagnostic quantities drawn on a log y axis (shares that fall over decades).
+    log_diagnostics: frozenset = frozenset()
     #: Curve keys: list-valued figure keys each of whose values is a set of curves of one
     #: kernel call (the table and supplement carry the key as a column, NaN on rows shared
     #: by every value), with the list keys zipped with them.  A sweep axis over one may run
@@ -290,7 +292,8 @@ class Engine:
         """The diagnostics table against t (engines with ``diagnostics``)."""
         from .plotting import plot_diagnostics  # lazy: matplotlib, only where a figure is drawn
 
-        plot_diagnostics(diagnostics, title, meta, pdf, png, self.diagnostics_line_styles(diagnostics))
+        plot_diagnostics(diagnostics, title, meta, pdf, png, self.diagnostics_line_styles(diagnostics),
+                         self.log_diagnostics)
 
     def diagnostics_line_styles(self, diagnostics: pd.DataFrame) -> dict:
         """Line style per curve of the diagnostics figure (solid unless given)."""

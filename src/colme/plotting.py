@@ -86,11 +86,13 @@ def draw_mse_axes(ax, table: pd.DataFrame, style: PanelStyle, title: str, legend
 
 
 def plot_diagnostics(
-    diagnostics: pd.DataFrame, title: str, metadata: dict, pdf: Path, png: Path, line_styles: dict | None = None
+    diagnostics: pd.DataFrame, title: str, metadata: dict, pdf: Path, png: Path, line_styles: dict | None = None,
+    log_quantities: frozenset = frozenset(),
 ) -> None:
     """One panel per diagnostic quantity against t, a line per curve (mean over runs, with
-    a band of 2 standard errors; ``line_styles[curve]``, solid by default); ``metadata``
-    goes into the PDF's Subject field."""
+    a band of 2 standard errors; ``line_styles[curve]``, solid by default); the panels of
+    ``log_quantities`` on a log y axis (zeros are not drawn there); ``metadata`` goes into
+    the PDF's Subject field."""
     line_styles = line_styles or {}
     quantities = list(dict.fromkeys(diagnostics["quantity"]))
     sns.set_theme(style="whitegrid", context="paper")
@@ -107,6 +109,8 @@ def plot_diagnostics(
         ax.set_xlabel("Time $t$")
         ax.set_title(quantity, fontsize=9)
         ax.set_xlim(0, rows["t"].max())
+        if quantity in log_quantities:
+            ax.set_yscale("log", nonpositive="mask")
     axes[0][0].legend(fontsize=6, loc="best")
     fig.suptitle(title, fontsize=9)
     fig.tight_layout()

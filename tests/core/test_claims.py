@@ -13,12 +13,14 @@ from colme.claims import (
     CHECKS,
     CLAIM_KEYS,
     DIAGNOSIS_KEYS,
+    DIAGNOSTICS_SUFFIX,
     EVIDENCE,
     INCONCLUSIVE,
     INDEPENDENT,
     NOT_REPRODUCED,
     REPRODUCED,
     agreement,
+    below_level,
     bound_figures,
     bound_value,
     cannot_resolve,
@@ -354,6 +356,28 @@ def test_exceeds(value, se, expected):
     assert exceeds(rate, "A: rate", level=0.01, t_range=(0.9, 1.0)).verdict == expected
 
 
+@pytest.mark.parametrize(
+    "value, se, reference, expected",
+    [
+        (0.005, 0.001, None, REPRODUCED),  # 5 se below the level
+        (0.009, 0.001, None, INCONCLUSIVE),  # 1 se below
+        (0.013, 0.001, None, NOT_REPRODUCED),  # 3 se above
+        (0.0, 0.0, None, REPRODUCED),  # no run ever above 0: exact
+        (0.01, 0.0, None, NOT_REPRODUCED),  # exact tie: the claim asks for strictly below
+        (0.025, 0.001, 0.02, REPRODUCED),  # a margin of 0.005 over the reference, 3.5 se below 0.01
+        (0.035, 0.001, 0.02, NOT_REPRODUCED),  # 0.015 over the reference
+    ],
+)
+def test_below_level(value, se, reference, expected):
+    curves = {"A: rate": (value + 0 * T, se + 0 * T)}
+    if reference is not None:
+        curves["B: rate"] = (reference + 0 * T, 0.0 * T)
+    rates = table(**curves)
+    result = below_level(rates, "A: rate", level=0.01, t_range=(0.9, 1.0),
+                         reference=None if reference is None else "B: rate")
+    assert result.verdict == expected, result
+
+
 def power_tables(sim_gap, sim_se, exact_gap):
     """A simulated pair (A below B by ``sim_gap``, relative, each with relative se ``sim_se``)
     and its exact model (A below B by ``exact_gap``)."""
@@ -409,7 +433,9 @@ def test_claims_file_is_well_formed():
         if "diagnosis" in claim:
             arguments(claim["diagnosis"])
         assert "{" not in claim["id"] + claim["claim"], claim["id"]
-        assert {claim["figure"], claim.get("other_figure", claim["figure"])} <= figures
+        # a claim on a diagnostics table names it "<figure>_diagnostics"
+        own = claim["figure"].removesuffix(DIAGNOSTICS_SUFFIX)
+        assert {own, claim.get("other_figure", own)} <= figures
     assert {c["id"] for c in claims} >= {"fig1.a.r5", "fig1.a.r20", "fig1.b.r20.eps2.oracle"}
     seed004 = {"fig2_sim", "fig2_oracle_m200", "fig2_oracle_m30", "fig4_laplace",
                 "fig4_laplace_oracle"}

@@ -12,7 +12,7 @@ from colme.ccolme.randoms import _GOLDEN, _mix_uniform, run_key
 from colme.populations import DataLaw, Population, centred_sample
 from colme.privacy import unit_laplace
 from colme.scalable.kernel import link_arrays, optimistic_radius, simulate_scalable_runs
-from colme.scalable.spec import WEIGHTS, ScalableCurve, ScalableSpec
+from colme.scalable.spec import DIAGNOSTICS, WEIGHTS, ScalableCurve, ScalableSpec
 
 POPULATION = Population(means=(0.0, 1.0), laws=(DataLaw(sigma=0.5), DataLaw(sigma=0.3)))
 
@@ -42,7 +42,9 @@ def _draw(laws, means, classes, key, samples, noise):
 
 def reference(spec, curve, classes, edges, key):
     """The MSE at every t, from the definitions (colme.scalable.kernel's docstring), with
-    dense per-link dictionaries: an implementation that shares no code with the kernel."""
+    dense per-link dictionaries: an implementation that shares no code with the kernel;
+    then the shares of agents whose estimate and whose local mean are wrong (more than
+    ``spec.tolerance`` from their mean)."""
     n, t_max = spec.n_agents, spec.t_max
     samples, noise = draws(spec.population, classes, key, t_max)
     mu = spec.population.agent_means(classes)
@@ -138,10 +140,11 @@ def reference(spec, curve, classes, edges, key):
                                 weight += (t - 1 - k) * count
                     y[a] = weighted / weight
             size_prev = size
-        history.append(np.mean((y - mu) ** 2))
+        history.append((np.mean((y - mu) ** 2), np.mean(abs(y - mu) > spec.tolerance),
+                        np.mean(abs(m - mu) > spec.tolerance)))
         m_hist.append(m)
         m_prev, beta_prev = m, b_now
-    return np.array(history)
+    return np.array(history).T
 
 
 def small_instance(seed=3, n=8, degree=3):
@@ -166,18 +169,21 @@ CURVES = [ScalableCurve("c_colme"), ScalableCurve("c_colme", eps=2.0), ScalableC
 
 @pytest.mark.parametrize("options", OPTIONS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "simulator")
 def test_the_kernel_follows_the_definitions_step_by_step(options):
-    """Every curve and option, 40 steps on 8 agents, against ``reference``: equal to
-    rounding (the two sum in different orders)."""
+    """Every curve and option, 40 steps on 8 agents, against ``reference``: the MSE equal
+    to rounding (the two sum in different orders), the shares of wrong estimates exactly."""
     classes, edges = small_instance()
     t_max = 40
     spec = ScalableSpec(n_agents=8, curves=tuple(CURVES), t_record=np.arange(1, t_max + 1), population=POPULATION,
-                        delta=0.5, **options)
+                        delta=0.5, tolerance=0.15, **options)
     generator = np.random.default_rng(11)
-    mse = simulate_scalable_runs(spec, classes[None], edges[None], [generator])[0]
+    diagnostics = np.empty((1, len(CURVES), len(DIAGNOSTICS), t_max))
+    mse = simulate_scalable_runs(spec, classes[None], edges[None], [generator], diagnostics)[0]
     key = run_key(generator)
     for index, curve in enumerate(CURVES):
-        expected = reference(spec, curve, classes, edges, key)
+        expected, wrong, wrong_local = reference(spec, curve, classes, edges, key)
         np.testing.assert_allclose(mse[index], expected, rtol=1e-9, atol=1e-15, err_msg=curve.name)
+        np.testing.assert_array_equal(diagnostics[0, index, 3:], [wrong, wrong_local], err_msg=curve.name)
+        assert wrong.min() < wrong.max()  # the shares move: not a vacuous comparison
 
 
 def test_decisions_change_along_the_reference_run():
@@ -186,7 +192,7 @@ def test_decisions_change_along_the_reference_run():
     classes, edges = small_instance()
     spec = ScalableSpec(n_agents=8, curves=(ScalableCurve("c_colme"),), t_record=np.array([2, 40]),
                         population=POPULATION, delta=0.5)
-    diagnostics = np.empty((1, 1, 3, 2))
+    diagnostics = np.empty((1, 1, len(DIAGNOSTICS), 2))
     simulate_scalable_runs(spec, classes[None], edges[None], [np.random.default_rng(11)], diagnostics)
     assert diagnostics[0, 0, 1, 0] > 0 and diagnostics[0, 0, 1, 1] < diagnostics[0, 0, 1, 0]
 
@@ -257,3 +263,30 @@ def test_a_run_resumed_in_segments_gives_the_same_numbers():
     progress.steps = lambda remaining: 3  # segments of 3 steps: odd and even starts
     pieces = simulate_scalable_runs(spec, classes[None], edges[None], [np.random.default_rng(11)], progress=progress)
     assert np.array_equal(whole, pieces)
+
+
+def test_wrong_estimates_follow_the_data_law_and_the_mse():
+    """At t = 1 (first-sample start) every estimate is the agent's first sample: the share
+    of wrong estimates (|X - mu| > tolerance) has expectation 1 - tolerance / (sqrt(3)
+    sigma) under the uniform law, within 4 binomial standard errors; at every t the share
+    is at most MSE / tolerance^2 (Markov's inequality, exact per run), Local's share does
+    not depend on the algorithm, and the oracle's is below it."""
+    from colme.graphs import random_regular_edges
+
+    n, sigma, tolerance = 20000, 0.5, 0.3
+    rng = np.random.default_rng(5)
+    classes = rng.integers(0, 2, size=n)
+    edges = random_regular_edges(4, n, rng)
+    population = Population(means=(0.0, 1.0), laws=(DataLaw(sigma=sigma), DataLaw(sigma=sigma)))
+    curves = (ScalableCurve("c_colme"), ScalableCurve("b_colme", 2), ScalableCurve("c_colme", rule="oracle"))
+    t_record = np.array([1, 5, 30, 200])
+    spec = ScalableSpec(n_agents=n, curves=curves, t_record=t_record, population=population, tolerance=tolerance)
+    diagnostics = np.empty((1, len(curves), len(DIAGNOSTICS), len(t_record)))
+    mse = simulate_scalable_runs(spec, classes[None], edges[None], [np.random.default_rng(2)], diagnostics)[0]
+    wrong, wrong_local = diagnostics[0, :, 3], diagnostics[0, :, 4]
+    p = 1 - tolerance / (math.sqrt(3) * sigma)
+    assert abs(wrong[0, 0] - p) < 4 * math.sqrt(p * (1 - p) / n)
+    np.testing.assert_array_equal(wrong[:, 0], wrong_local[:, 0])
+    assert np.all(wrong <= mse / tolerance**2)
+    np.testing.assert_array_equal(wrong_local, np.broadcast_to(wrong_local[0], wrong_local.shape))
+    assert np.all(wrong[2, 1:3] < wrong_local[2, 1:3] / 2)  # the oracle's classmates help at t = 5 and 30

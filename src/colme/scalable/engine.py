@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
+
 from ..engines import SimulatedEngine, check_regular_degree, population, population_summary, wall_minutes
 from ..populations import population_choices
 from ..timegrid import figure_grid
@@ -13,6 +15,10 @@ from .spec import DIAGNOSTICS, ScalableCurve, ScalableSpec
 
 #: Conservative agent-link updates per second for sizing cluster jobs (B-ColME: per hop).
 CONSERVATIVE_LINK_UPDATES_PER_SECOND = 5e7
+
+
+#: The figure keys that are ``ScalableSpec`` fields as they are.
+SPEC_KEYS = ("delta", "test", "exclusions", "weights", "alpha_reset", "start", "tolerance")
 
 
 def panel_curves(params: dict) -> tuple[ScalableCurve, ...]:
@@ -27,6 +33,16 @@ def panel_curves(params: dict) -> tuple[ScalableCurve, ...]:
     return tuple(curves)
 
 
+def with_local_curves(diagnostics):
+    """The diagnostics with "wrong local estimates" drawn as curves "Local eps=..." of the
+    "wrong estimates" panel (the first curve's, per privacy level)."""
+    local = diagnostics[diagnostics["quantity"] == DIAGNOSTICS[4]]
+    eps = local["curve"].str.rsplit(" eps=", n=1).str[1]
+    first = local.groupby(eps, sort=False)["curve"].transform("first")
+    local = local[local["curve"] == first].assign(curve="Local eps=" + eps, quantity=DIAGNOSTICS[3])
+    return pd.concat([diagnostics[diagnostics["quantity"] != DIAGNOSTICS[4]], local], ignore_index=True)
+
+
 class ScalableEngine(SimulatedEngine):
     """C-ColME and B-ColME (Galante, Neglia, Leonardi, AAAI 2025) on random r-regular graphs."""
 
@@ -35,6 +51,7 @@ class ScalableEngine(SimulatedEngine):
     figure_schema = "scalable_figure"
     interpretations = CHOICES
     diagnostics = DIAGNOSTICS
+    log_diagnostics = frozenset(DIAGNOSTICS[:2] + DIAGNOSTICS[3:4])
     unused_globals = frozenset({"precision"})
     graph_keys = ("degree",)
 
@@ -54,7 +71,7 @@ class ScalableEngine(SimulatedEngine):
             curves=panel_curves(params),
             t_record=figure_grid(params),
             population=population(params),
-            **{key: params[key] for key in ("delta", "test", "exclusions", "weights", "alpha_reset", "start")},
+            **{key: params[key] for key in SPEC_KEYS},
         )
 
     def run_kernel(self, spec, params, instances, generators, diagnostics, progress):
@@ -80,6 +97,14 @@ class ScalableEngine(SimulatedEngine):
         from .plots import panel_style  # lazy: matplotlib, only where a figure is drawn
 
         return panel_style(table)
+
+    def draw_diagnostics(self, diagnostics, meta, title, pdf, png):
+        """[16]'s Figs. 1-2 read on one panel: Local's wrong estimates (one line per eps: the
+        local means do not depend on the algorithm) beside the curves' own."""
+        super().draw_diagnostics(with_local_curves(diagnostics), meta, title, pdf, png)
+
+    def diagnostics_line_styles(self, diagnostics):
+        return {curve: "--" for curve in diagnostics["curve"].unique() if curve.startswith("Local")}
 
     def interpretation_options(self, settings: dict) -> tuple[str, ...]:
         return ("test", "exclusions", "alpha_reset", "start") + (

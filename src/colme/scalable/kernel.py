@@ -111,7 +111,7 @@ def _simulate_scalable_run(
     indptr, neighbours, reverse, same, classes, agent_means, key,
     law_code, law_a0, law_a1, law_a2, quantiles,
     algorithm, depth, by_class, sigma_dp, spread, stale, permanent, weight_offset, uniform_weights, reset, first_sample,
-    log_links, delta, t_record, t_first, t_last, mse_out, diagnostics_out,
+    log_links, delta, tolerance, t_record, t_first, t_last, mse_out, diagnostics_out,
     sample_sum, noise_sum, mean, radius, previous_mean, previous_radius, size, previous_size, estimate,
     estimate_next, clock, changed, active, previous_active, table_sum, table_count, previous_sum, previous_count,
     total_sum, total_count, state,
@@ -126,7 +126,8 @@ def _simulate_scalable_run(
     agent: its class's sigma), ``stale``, ``permanent``, the weights
     (``weight_offset``, ``uniform_weights``), ``reset`` (``RESETS``), ``first_sample``
     (y_a(1) = m_a(1), else y_a(0) = 0 and a first consensus step).  Writes the MSE
-    (1/M) sum_a (y_a - mu_a)^2 at ``t_record`` and the ``DIAGNOSTICS``.
+    (1/M) sum_a (y_a - mu_a)^2 at ``t_record`` and the ``DIAGNOSTICS`` (``tolerance``: the
+    error beyond which an estimate is wrong).
     """
     n = indptr.shape[0] - 1
     counter = key + np.uint64(2) * np.uint64((t_first - 1) * n) * _GOLDEN
@@ -170,7 +171,8 @@ def _simulate_scalable_run(
             for a in range(n):
                 error += (estimate[a] - agent_means[a]) ** 2
             mse_out[record] = error / n
-            _record_diagnostics(indptr, same, active, changed, diagnostics_out[:, record])
+            _record_diagnostics(indptr, same, active, changed, estimate, mean, agent_means, tolerance,
+                                diagnostics_out[:, record])
             record += 1
         for a in range(n):
             previous_mean[a] = mean[a]
@@ -331,13 +333,17 @@ def _message_passing(t, indptr, neighbours, reverse, depth, previous_mean, mean,
 
 
 @numba.njit(cache=True)
-def _record_diagnostics(indptr, same, active, changed, out):
+def _record_diagnostics(indptr, same, active, changed, estimate, mean, agent_means, tolerance, out):
     """The ``DIAGNOSTICS``: the share of same-class links dropped, of other-class links
-    kept, and of agents whose kept set changed at t."""
+    kept, of agents whose kept set changed at t, and of agents whose estimate (y_a, then
+    the local mean m_a) is more than ``tolerance`` from mu_a: [16]'s "wrong estimates",
+    1 - p_e and 1 - p_l of the authors' simulator."""
     n = indptr.shape[0] - 1
-    same_links = other_links = dropped = kept = moved = 0.0
+    same_links = other_links = dropped = kept = moved = wrong = wrong_local = 0.0
     for a in range(n):
         moved += 1.0 if changed[a] > 0.0 else 0.0
+        wrong += 1.0 if abs(estimate[a] - agent_means[a]) > tolerance else 0.0
+        wrong_local += 1.0 if abs(mean[a] - agent_means[a]) > tolerance else 0.0
         for k in range(indptr[a], indptr[a + 1]):
             if same[k]:
                 same_links += 1.0
@@ -348,6 +354,8 @@ def _record_diagnostics(indptr, same, active, changed, out):
     out[0] = dropped / same_links if same_links > 0 else np.nan
     out[1] = kept / other_links if other_links > 0 else np.nan
     out[2] = moved / n
+    out[3] = wrong / n
+    out[4] = wrong_local / n
 
 
 def link_arrays(edges: np.ndarray, classes: np.ndarray, n_agents: int) -> dict[str, np.ndarray]:
@@ -398,6 +406,7 @@ def simulate_scalable_runs(
         "reset": RESETS[spec.alpha_reset],
         "first_sample": spec.start == "first_sample",
         "delta": float(spec.delta),
+        "tolerance": float(spec.tolerance),
         "t_record": t_record,
     }
     depth = max((c.depth for c in spec.curves), default=1)

@@ -33,8 +33,11 @@ RESETS = {"none": 0, "global": 1, "global_next_step": 2, "global_until_learnt": 
 #: y_a(0) = 0 and a first consensus step at t = 1 (Private-C-ColME's Algorithm 1).
 STARTS = ("first_sample", "zero")
 #: Per recorded t and curve: the share of same-class links dropped, of other-class links
-#: kept (directed links), and of agents whose kept set changed at t.
-DIAGNOSTICS = ("same-class links dropped", "other-class links kept", "agents whose set changed")
+#: kept (directed links), of agents whose kept set changed at t, and of agents whose
+#: estimate, then whose local mean, is more than ``tolerance`` from its mean ([16]'s
+#: "wrong estimates" of the algorithm and of Local, Figs. 1-2).
+DIAGNOSTICS = ("same-class links dropped", "other-class links kept", "agents whose set changed",
+               "wrong estimates", "wrong local estimates")
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,7 @@ class ScalableSpec:
     weights: str = "metropolis"
     alpha_reset: str = "global_until_learnt"
     start: str = "first_sample"
+    tolerance: float = 0.1
 
     @property
     def t_max(self) -> int:
