@@ -82,7 +82,7 @@ def draw_mse_axes(ax, table: pd.DataFrame, style: PanelStyle, title: str, legend
     ax.set_xlabel("Time $t$")
     ax.set_ylabel("Average MSE")
     ax.set_xlim(0, table["t"].max())
-    ax.set_title(title, fontsize=9)
+    ax.set_title(wrapped(title, 88), fontsize=9)
 
 
 def plot_diagnostics(
@@ -91,7 +91,8 @@ def plot_diagnostics(
 ) -> None:
     """One panel per diagnostic quantity against t, a line per curve (mean over runs, with
     a band of 2 standard errors; ``line_styles[curve]``, solid by default); the panels of
-    ``log_quantities`` on a log y axis (zeros are not drawn there); ``metadata`` goes into
+    ``log_quantities`` on a log y axis where some value is positive (zeros, and bands that
+    reach 0, are not drawn there); ``metadata`` goes into
     the PDF's Subject field."""
     line_styles = line_styles or {}
     quantities = list(dict.fromkeys(diagnostics["quantity"]))
@@ -100,18 +101,24 @@ def plot_diagnostics(
     colours = palette(dict.fromkeys(diagnostics["curve"]))
     for ax, quantity in zip(axes[0], quantities, strict=True):
         rows = diagnostics[diagnostics["quantity"] == quantity]
+        log = quantity in log_quantities and bool((rows["value"] > 0).any())
         for curve, line in rows.groupby("curve", sort=False):
             style = line_styles.get(curve, "-")
             ax.plot(line["t"], line["value"], style, color=colours[curve], lw=1.2, label=curve)
             band = 2 * line["se"].fillna(0.0)
-            ax.fill_between(line["t"], line["value"] - band, line["value"] + band,
-                            color=colours[curve], alpha=0.15, lw=0)
+            lower = line["value"] - band
+            if log:  # a band reaching 0 has no place on a log axis: drawn where it stays positive
+                lower = lower.where(lower > 0)
+            ax.fill_between(line["t"], lower, line["value"] + band, color=colours[curve], alpha=0.15, lw=0)
         ax.set_xlabel("Time $t$")
         ax.set_title(quantity, fontsize=9)
         ax.set_xlim(0, rows["t"].max())
-        if quantity in log_quantities:
+        if log:
             ax.set_yscale("log", nonpositive="mask")
-    axes[0][0].legend(fontsize=6, loc="best")
+    handles = {}  # every curve once, those drawn in one panel only (Local) included
+    for ax in axes[0]:
+        handles |= dict(zip(*reversed(ax.get_legend_handles_labels()), strict=True))
+    axes[0][0].legend(handles.values(), handles.keys(), fontsize=6, loc="best")
     fig.suptitle(title, fontsize=9)
     fig.tight_layout()
     save_figure(fig, title, metadata, pdf, png)

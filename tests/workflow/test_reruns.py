@@ -70,6 +70,15 @@ FIGURE_KEYS = {
         "noises": "table", "t_max": "table", "grid.linear": "table", "grid.log": "table",
         "title": "figure",
     },
+    "scalable": {
+        "n_agents": "instances", "degree": "instances", "population": "simulate",  # a law: see POPULATION_EDITS
+        "eps": "simulate", "algorithms": "simulate", "depths": "simulate", "rules": "simulate",
+        "delta": "simulate", "test": "simulate", "exclusions": "simulate", "weights": "simulate",
+        "alpha_reset": "simulate", "start": "simulate", "tolerance": "simulate",  # a diagnostic's level
+        "t_max": "simulate", "grid.linear": "simulate", "grid.log": "simulate", "stream": "simulate",
+        "title": "figure",
+    },
+    "overlay": {"title": "figure", "sources": "table"},
     "zoom": {"t_max": "table", "title": "figure", "source": "table"},
     "scaling": {"title": "figure", "sources": "table"},
     # A sweep's own table reads its points' tables; its points' jobs: tests/derived/test_sweeps.py.
@@ -204,7 +213,7 @@ def leaf_cases():
             if key == "privacy_mixes":
                 yield figure, key, ("figures", figure, key), [{"eps": [1, math.inf], "shares": [0.2, 0.8]}]
                 continue
-            if key == "rules":  # a built-in rule the figure lacks, else one rule fewer
+            if key == "rules" and settings["engine"] == "ccolme":  # a built-in rule it lacks, else one fewer
                 missing = [rule for rule in BUILTIN_RULES if rule not in settings["rules"]]
                 yield figure, key, ("figures", figure, key), settings["rules"] + missing[:1] if missing \
                     else settings["rules"][:-1]
@@ -217,9 +226,11 @@ def leaf_cases():
                 rule = {"file": str(ROOT / "experiments/rules/private_colme.py"), "function": "z_test_copy"}
                 yield figure, key, ("figures", figure, key), rule
                 continue
-            if key == "stream":  # another figure's draws, where one has the same instances
-                sibling = same_instances(figure, validated)
-                if sibling is not None:
+            if key == "stream":  # another figure's draws, where one has the same instances; or its own
+                sibling = None if settings.get("stream") else same_instances(figure, validated)
+                if settings.get("stream"):
+                    yield figure, key, ("figures", figure, key), None
+                elif sibling is not None:
                     yield figure, key, ("figures", figure, key), sibling
                 continue
             if key == "weight_rule":
@@ -228,9 +239,13 @@ def leaf_cases():
                 yield figure, key, ("figures", figure, key), rule
                 continue
             if key == "population":  # the figure's own population over the global one
-                override = {"law": {"kind": "beta", "a": 2, "b": 5}} if settings["engine"] == "ccolme" \
-                    else {"probabilities": [0.5, 0.25, 0.25]}
+                own = SHIPPED["figures"][figure].get("population", {})  # another law, the same classes
+                override = {**own, "law": {"kind": "beta", "a": 2, "b": 5}} \
+                    if settings["engine"] in ("ccolme", "scalable") else {"probabilities": [0.5, 0.25, 0.25]}
                 yield figure, key, ("figures", figure, key), override
+                continue
+            if key == "depths":  # B-ColME's depths: one more
+                yield figure, key, ("figures", figure, key), [*settings["depths"], max(settings["depths"]) + 1]
                 continue
             if key == "grid":
                 for part in ("linear", "log"):
@@ -244,6 +259,10 @@ def leaf_cases():
             yield figure, key, ("figures", figure, key), other_value(sub, settings[key])
 
 
+#: Figure keys that make a figure's instances (a figure drawing its `stream` shares them).
+INSTANCE_KEYS = ("n_agents", "degree", "graph")
+
+
 def edited(path, value):
     config = copy.deepcopy(SHIPPED)
     if path[0] == "figures":
@@ -251,6 +270,19 @@ def edited(path, value):
         for (key, shipped_key, shipped), companion in FIGURE_COMPANIONS.items():
             if path[2] == key and config["figures"][path[1]].get(shipped_key) == shipped:
                 config["figures"][path[1]].update(companion)
+        if path[2] in INSTANCE_KEYS:  # figures paired by `stream` keep the same instances
+            if config["figures"][path[1]].get("stream"):
+                config["figures"][path[1]]["stream"] = None
+            for entry in config["figures"].values():
+                if entry.get("stream") == path[1]:
+                    if path[2] in entry or path[2] != "graph":
+                        entry[path[2]] = copy.deepcopy(value)
+                    else:  # an engine without graph families (C-ColME / B-ColME): unpaired
+                        entry["stream"] = None
+        if path[2] in (*INSTANCE_KEYS, "t_max", "grid", "stream"):  # an overlay's sources must stay paired: drop it
+            config["figures"] = {name: entry for name, entry in config["figures"].items()
+                                 if entry.get("engine") != "overlay" or path[1] not in entry["sources"]}
+            config.pop("targets", None)
     target = config
     for part in path[:-1]:
         target = target.setdefault(part, {})
@@ -273,8 +305,9 @@ CASES = list(leaf_cases())
 def test_figure_key_reruns_exactly_its_stage(figure, key, path, value):
     if key == "source":
         value = "fig2_sim"
-    if key == "sources":  # a valid edit: draw one source fewer
-        value = VALIDATED[figure]["sources"][:-1]
+    if key == "sources":  # a valid edit: draw one source fewer (an overlay: its sources in reverse)
+        sources = VALIDATED[figure]["sources"]
+        value = sources[::-1] if VALIDATED[figure]["engine"] == "overlay" else sources[:-1]
     if VALIDATED[figure]["engine"] == "sweep" and key in SWEEP_EDITS:
         value = SWEEP_EDITS[key](VALIDATED[figure])
     expected = expected_for(figure, key)
@@ -285,9 +318,12 @@ def test_figure_key_reruns_exactly_its_stage(figure, key, path, value):
     assert set(others.values()) == {None}, f"{figure}.{key} also reran {others}"
 
 
-# A sweep's own jobs (its table) read its points' tables; no global key changes them.
-for _stages in TOP_KEYS.values():
-    _stages["sweep"] = None
+# A sweep's own jobs (its table) read its points' tables, an overlay's its sources': no
+# global key changes them.  C-ColME / B-ColME figures (scalable) read what ccolme's read,
+# but not the precision (their state is float64).
+for _key, _stages in TOP_KEYS.items():
+    _stages["sweep"] = _stages["overlay"] = None
+    _stages["scalable"] = None if _key == "precision" else _stages["ccolme"]
 
 #: Valid edits of a sweep's keys: another base of the same engine, one more run per point,
 #: the first axis without its last value (and companions), another summary.
@@ -312,7 +348,7 @@ def dependents(figure: str) -> set[str]:
         frontier = {
             name for name, entry in SHIPPED["figures"].items()
             if name not in found and (entry.get("derived_from") in frontier or entry.get("source") in frontier
-                                      or frontier & set(entry.get("sources", ())))
+                                      or entry.get("stream") in frontier or frontier & set(entry.get("sources", ())))
         }
         found |= frontier
     return found
@@ -344,7 +380,13 @@ def test_top_level_key_reruns_exactly_its_stages(key):
     for figure, stage in changes.items():
         expected = TOP_KEYS[key]
         kind = engine_kind(figure)
-        assert stage == expected.get(kind, expected.get(kind.split("_")[0])), f"{key}: {figure}"
+        expected = expected.get(kind, expected.get(kind.split("_")[0]))
+        own = SHIPPED["figures"][figure].get("population", {})
+        if key.startswith("population.") and key.split(".")[1].rstrip("+") in own:
+            expected = None  # the figure's own population sets the key: the global one is not read
+        if key == "t_max" and VALIDATED[figure].get("t_max") == TOP_VALUES["t_max"]:
+            expected = None  # the override equals the figure's own horizon
+        assert stage == expected, f"{key}: {figure}"
 
 
 def test_every_schema_leaf_key_is_covered():
@@ -352,7 +394,8 @@ def test_every_schema_leaf_key_is_covered():
     covered = {(VALIDATED[f]["engine"], k) for f, k, _, _ in CASES}
     for engine, definition in (("ccolme", "ccolme_figure"), ("private_colme", "private_colme_figure"),
                                ("oracle", "oracle_figure"), ("zoom", "zoom_figure"),
-                               ("scaling", "scaling_figure"), ("sweep", "sweep_figure")):
+                               ("scaling", "scaling_figure"), ("sweep", "sweep_figure"),
+                               ("scalable", "scalable_figure"), ("overlay", "overlay_figure")):
         keys = set(SCHEMA["$defs"][definition]["properties"]) - {"engine", "runs", "chunk_runs", "grid"}
         keys |= {"grid.linear", "grid.log"} if "grid" in SCHEMA["$defs"][definition]["properties"] else set()
         keys = {"graph.family" if k == "graph" else k for k in keys}  # graph keys: test_graph_keys_rerun_...
@@ -389,7 +432,7 @@ def test_more_runs_only_add_chunks_and_change_no_chunk_params():
     more = job_params({**SHIPPED, "runs": 9, "chunk_runs": 2})
     fewer = job_params(runs)
     new = {k for k in more if k[1] == "simulate" and fewer.get(k) != more[k]}
-    n_simulated = sum(1 for s in VALIDATED.values() if s["engine"] in ("ccolme", "private_colme"))
+    n_simulated = sum(1 for s in VALIDATED.values() if s["engine"] in ("ccolme", "private_colme", "scalable"))
     # [6, 7) becomes [6, 8) and [8, 9) is new: two chunks per simulated figure
     assert len(new) == 2 * n_simulated
 
@@ -526,6 +569,8 @@ POPULATION_FIGURES = {
                "grid": {"linear": 5, "log": 3}},
     "private_colme": {"engine": "private_colme", "n_agents": 36, "t_max": 50, "runs": 4, "chunk_runs": 2,
               "grid": {"linear": 5, "log": 3}},
+    "scalable": {"engine": "scalable", "n_agents": 36, "degree": 4, "t_max": 50, "runs": 4, "chunk_runs": 2,
+                 "grid": {"linear": 5, "log": 3}},
 }
 
 
@@ -567,4 +612,5 @@ def test_papers_population_keeps_its_params():
     is {means, sigma} as before laws existed, so adding the keys reran nothing."""
     for figure in VALIDATED:
         settings = resolve_figure(validate_config(SHIPPED), figure)
-        assert settings["population"] == {"means": [0.2, 0.4, 0.8], "sigma": 0.5}, figure
+        own = SHIPPED["figures"][figure].get("population")  # Galante et al.'s: their own population
+        assert settings["population"] == own or {"means": [0.2, 0.4, 0.8], "sigma": 0.5}, figure
