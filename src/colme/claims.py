@@ -28,21 +28,26 @@ its ``evidence`` (``EVIDENCE``) and whether the table it reads existed when it w
 
 from __future__ import annotations
 
+import inspect
 import itertools
+import math
 from dataclasses import astuple, dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import yaml
+from scipy.stats import norm
 
 K = 2.0
 REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE = "reproduced", "not reproduced", "inconclusive"
 #: Suffix of the columns that repeat a verdict with independent standard errors.
 INDEPENDENT = " (independent se)"
-COLUMNS = ["id", "figure", "claim", "criterion", "measured", "verdict", "diagnosis", "diagnosis verdict",
+#: The family-wise verdict column (Holm over the claims checked together: a preset's build).
+HOLM = "verdict (Holm)"
+COLUMNS = ["id", "figure", "origin", "claim", "criterion", "measured", "verdict", "diagnosis", "diagnosis verdict",
            "diagnosis evidence", "measured" + INDEPENDENT, "verdict" + INDEPENDENT,
-           "diagnosis verdict" + INDEPENDENT]
+           "diagnosis verdict" + INDEPENDENT, "x scanned", "k decisive", "p", HOLM]
 CONFIRMED, NOT_CONFIRMED = "confirmed", "not confirmed"
 #: A diagnosis check's verdict, read as a verdict on the stated cause.
 DIAGNOSIS_VERDICTS = {REPRODUCED: CONFIRMED, NOT_REPRODUCED: NOT_CONFIRMED, INCONCLUSIVE: INCONCLUSIVE}
@@ -815,7 +820,11 @@ CHECKS = {
     "sweep_sign": sweep_sign,
     "sweep_agreement": sweep_agreement,
 }
-CLAIM_KEYS = ("id", "figure", "claim", "check", "other_figure", "diagnosis")
+CLAIM_KEYS = ("id", "figure", "claim", "check", "other_figure", "diagnosis", "origin")
+#: Where a claim comes from: a sentence of a paper, the project's own claim about a paper's
+#: model (a sweep, an extension), or the project's reading of a published figure whose text
+#: it cannot quote (Galante et al.'s Fig. 1).
+ORIGINS = ("paper", "project", "figure reading")
 
 
 def _formatted(value, names: dict):
@@ -841,7 +850,9 @@ def load_claims(path: str | Path) -> list[dict]:
     claims = []
     for figure, entries in spec["figures"].items():
         for entry in entries:
-            entry = {**spec.get("defaults", {}), **entry, "figure": figure}
+            entry = {"origin": "paper", **spec.get("defaults", {}), **entry, "figure": figure}
+            if entry["origin"] not in ORIGINS:
+                raise ValueError(f"claim {entry.get('id')}: origin is {entry['origin']!r}; allowed: {ORIGINS}")
             each = entry.pop("each", {})
             for values in itertools.product(*each.values()):
                 names = dict(zip(each, values, strict=True))
@@ -987,6 +998,71 @@ def evidence(claim: dict) -> str:
     return f"{diagnosis['evidence']} ({EVIDENCE[diagnosis['evidence']]}), {when}"
 
 
+#: The largest k searched for ``decisive_k``; a verdict that holds there holds at every k.
+K_MAX = 38.0
+
+
+def decisive_k(claim: dict, verdict: str, tables, bounds, covariances) -> float:
+    """The largest k (>= K) at which the claim's check keeps its decisive ``verdict``
+    (reproduced or not reproduced; bisection to 1e-3): its evidence in standard errors.
+    inf where it holds at K_MAX (exact comparisons); NaN for an inconclusive claim."""
+    if verdict not in (REPRODUCED, NOT_REPRODUCED):
+        return math.nan
+
+    def keeps(k):
+        return check({**claim, "k": k}, tables, bounds, covariances).verdict == verdict
+
+    if keeps(K_MAX):
+        return math.inf
+    low, high = K, K_MAX
+    while high - low > 1e-3:
+        middle = (low + high) / 2
+        low, high = (middle, high) if keeps(middle) else (low, middle)
+    return math.floor(low * 1000) / 1000  # to the bisection's precision, never above the bisected k
+
+
+def x_scanned(claim: dict, tables) -> int:
+    """How many recorded x (t, or the sweep's points) the claim's check compares: its
+    curve's rows in its range (``t_range``, ``tail`` or the check's default), a sweep's
+    points; 2 for a convergence (t_max and t_max / 2), 1 for a bound's value."""
+    if claim["check"] == "convergence":
+        return 2
+    curve = claim.get("curve", claim.get("below", claim.get("smooth")))
+    if claim["check"] == "bound_value" or curve is None:
+        return 1
+    if claim["check"].startswith("sweep_"):  # one row per point of the sweep
+        return int((tables[claim["figure"]]["curve"] == curve).sum())
+    defaults = {name: parameter.default for name, parameter in inspect.signature(CHECKS[claim["check"]]).parameters
+                .items() if parameter.default is not inspect.Parameter.empty}
+    settings = {**defaults, **claim}
+    t_range = settings.get("t_range", (1.0 - settings["tail"], 1.0) if "tail" in settings else (0.0, 1.0))
+    return len(curve_rows(tables[claim["figure"]], curve, tuple(t_range), settings.get("x", "t")))
+
+
+def family_wise(results: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """Holm's step-down correction over the claims checked together (a preset's family).
+
+    A claim's p-value is one-sided at its decisive k: p = Phi(-k) for reproduced (every x
+    must pass, so no correction within the claim) and min(1, n Phi(-k)) for not reproduced
+    (one x of the n scanned suffices: Bonferroni within the claim); 1 for inconclusive.
+    Ordered by p, the j-th of m claims stays decisive while p <= Phi(-K) / (m - j + 1),
+    Phi(-K) being the per-claim level of the headline verdict; from the first that fails
+    on, decisive verdicts read inconclusive.  Returns (p, family-wise verdict); the
+    headline verdict is unchanged."""
+    alpha = float(norm.sf(K))
+    tail = norm.sf(results["k decisive"].astype(float).fillna(-np.inf).to_numpy())
+    contradicted = (results["verdict"] == NOT_REPRODUCED).to_numpy()
+    p = np.where(contradicted, np.minimum(1.0, results["x scanned"].to_numpy() * tail), tail)
+    p = np.where(results["verdict"].isin([REPRODUCED, NOT_REPRODUCED]).to_numpy(), p, 1.0)
+    verdicts = results["verdict"].to_numpy(dtype=object).copy()
+    m = len(p)
+    for rank, index in enumerate(np.argsort(p, kind="stable")):
+        if p[index] > alpha / (m - rank):
+            verdicts[np.argsort(p, kind="stable")[rank:]] = INCONCLUSIVE
+            break
+    return pd.Series(p, index=results.index, name="p"), pd.Series(verdicts, index=results.index, name=HOLM)
+
+
 def evaluate(
     claims: list[dict],
     tables: dict[str, pd.DataFrame],
@@ -1009,11 +1085,15 @@ def evaluate(
             independent = check(claim, tables, bounds or {}, None)
             diagnosis, diagnosis_verdict = diagnose(claim, paired, tables, covariances)
             _, independent_diagnosis_verdict = diagnose(claim, independent, tables, None)
-            rows.append([claim["id"], claim["figure"], claim["claim"], *astuple(paired),
+            rows.append([claim["id"], claim["figure"], claim.get("origin", "paper"), claim["claim"], *astuple(paired),
                          diagnosis, diagnosis_verdict,
                          evidence(claim) if diagnosis_verdict or independent_diagnosis_verdict else "",
-                         independent.measured, independent.verdict, independent_diagnosis_verdict])
-    return pd.DataFrame(rows, columns=COLUMNS)
+                         independent.measured, independent.verdict, independent_diagnosis_verdict,
+                         x_scanned(claim, tables),
+                         decisive_k(claim, paired.verdict, tables, bounds or {}, covariances), math.nan, ""])
+    results = pd.DataFrame(rows, columns=COLUMNS)
+    results["p"], results[HOLM] = family_wise(results)
+    return results
 
 
 def model_dependent(results: pd.DataFrame) -> pd.DataFrame:
@@ -1087,6 +1167,38 @@ def diagnosis_counts(results: pd.DataFrame) -> dict:
 MARKDOWN_COLUMNS = [column for column in COLUMNS if column != "measured" + INDEPENDENT]
 
 
+#: What was fixed when, stated once for every report (claims.md, the claims page, README).
+HISTORY = (
+    "The criteria of the papers' claims (check, parameters, k, window, curves) were written from "
+    "the papers' wording before any result existed and have not changed since; the project's own "
+    "claims (origin \"project\": the sweeps' Theorem 1 / Corollary 1 claims and the joint optimum of "
+    "PriCER's (8)) and its readings of Galante et al.'s Fig. 1 (origin \"figure reading\": that "
+    "paper's text is not quoted) were written before their own tables were built.  Not fixed in "
+    "advance: the error model of two-curve comparisons (paired standard errors, the headline) was "
+    "chosen on 2026-11-23, about 5 hours after the first results, so both models' verdicts are "
+    "given; the family-wise (Holm) column was added on 2026-11-25, after the verdicts were known; "
+    "every diagnosis was written after its claim's verdict was known (each says whether the "
+    "table its check reads existed then).  Two history details: the README text describing "
+    "PriCER's Algorithm 3 as non-monotone predates the claims commit by 9 minutes, and the "
+    "comment on the tolerance of fig3.zoom.bayes-crossing cites a crossing time measured before."
+)
+
+
+def origin_counts(results: pd.DataFrame) -> str:
+    counts = results["origin"].value_counts()
+    return ", ".join(f"{counts.get(origin, 0)} {origin}" for origin in ORIGINS)
+
+
+def holm_summary(results: pd.DataFrame) -> str:
+    """The family-wise verdict counts and the claims whose verdict it moves."""
+    counts = results[HOLM].value_counts()
+    moved = results[results["verdict"] != results[HOLM]]
+    return (f"{counts.get(REPRODUCED, 0)} {REPRODUCED}, {counts.get(NOT_REPRODUCED, 0)} {NOT_REPRODUCED}, "
+            f"{counts.get(INCONCLUSIVE, 0)} {INCONCLUSIVE}; moved to inconclusive ({len(moved)}): "
+            + (", ".join(f"{claim} (k = {k:.2f} over {n} x)" for claim, k, n in
+                         zip(moved["id"], moved["k decisive"], moved["x scanned"], strict=True)) or "none"))
+
+
 def to_markdown(results: pd.DataFrame) -> str:
     """The results as a Markdown report: verdict counts under both error models, the
     claims whose verdict depends on the model, then one table row per claim."""
@@ -1102,6 +1214,11 @@ def to_markdown(results: pd.DataFrame) -> str:
             "error).  A diagnosis states a cause for a claim not reproduced and checks it on "
             "another table; it never changes the claim's own verdict."
         ),
+        "",
+        f"Origin of the claims: {origin_counts(results)}.  {HISTORY}",
+        "",
+        (f"Family-wise (Holm's correction over these {len(results)} claims at the per-claim level "
+         f"Phi(-{K:g}) = {norm.sf(K):.4f}; column {HOLM!r}): {holm_summary(results)}."),
         "",
         f"Verdicts that depend on the error model ({len(moved)}): "
         + (", ".join(f"{claim} ({paired} paired, {independent} independent)" for claim, paired, independent

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .claims import load_claims
+from .claims import HISTORY, HOLM, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, load_claims
 from .config import ConfigError, load_config, resolve_figure
 from .expansion import validate_config
 from .registry import ENGINES
@@ -281,6 +281,9 @@ def _verdict(rows: pd.DataFrame | None, claim_id: str, column: str = "verdict") 
     return "" if pd.isna(value) else str(value)
 
 
+VERDICTS = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE)
+
+
 def claims_page(claims_path: Path, published: dict[str, Path]) -> str:
     """Every claim of ``claims_path`` (expanded) by figure, with its criterion and its
     verdict in each published build's ``claims.csv`` (``published``: build name -> folder,
@@ -295,24 +298,27 @@ def claims_page(claims_path: Path, published: dict[str, Path]) -> str:
     lines = [
         "# Figures and claims",
         "",
-        "Generated at every build of this site from `workflow/claims.yaml` (the papers' claims and",
-        "their criteria, fixed before any result existed) and the published claims tables",
+        "Generated at every build of this site from `workflow/claims.yaml` (the claims and their",
+        "criteria) and the published claims tables",
         "(" + ", ".join(f"[{b}]({Path(f).name}/claims.md)" for b, f in published.items()) + ").",
         "Verdicts use paired standard errors (the curves of a panel share their runs' draws); the",
         "published `claims.md` of each build gives the measured numbers and the verdicts with",
         "independent errors too. A diagnosis states a cause for a claim not reproduced and checks it",
-        "on another table; it never changes the claim's verdict.",
+        "on another table; it never changes the claim's verdict. The family-wise columns apply",
+        "Holm's correction over the claims of a build (`colme.claims.family_wise`).",
         "",
-        "| build | claims | " + " | ".join(("reproduced", "not reproduced", "inconclusive")) + " |",
-        "|---|---|---|---|---|",
+        f"What was fixed when. {HISTORY}",
+        "",
+        "| build | claims | " + " | ".join(VERDICTS) + " | " + " | ".join(f"{v} (Holm)" for v in VERDICTS) + " |",
+        "|---|---|" + "---|" * 2 * len(VERDICTS),
     ]
     for build in builds:
         table = tables[build]
         if table is None:
             continue
-        counts = table["verdict"].value_counts()
-        lines.append(f"| {build} | {len(table)} | " + " | ".join(
-            str(counts.get(v, 0)) for v in ("reproduced", "not reproduced", "inconclusive")) + " |")
+        counts, holm = table["verdict"].value_counts(), table[HOLM].value_counts()
+        lines.append(f"| {build} | {len(table)} | " + " | ".join(str(counts.get(v, 0)) for v in VERDICTS)
+                     + " | " + " | ".join(str(holm.get(v, 0)) for v in VERDICTS) + " |")
     lines.append("")
     by_figure: dict[str, list[dict]] = {}
     for claim in claims:

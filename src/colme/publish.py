@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .claims import INDEPENDENT, diagnosis_counts, model_dependent
+from .claims import HOLM, INDEPENDENT, diagnosis_counts, model_dependent
 from .config import load_config, resolve_figure
 from .expansion import validate_config
 from .provenance import atomic_write_text, canonical_json, host_cpu, vector_isa
@@ -127,6 +127,9 @@ def claim_counts(claims: pd.DataFrame) -> dict:
         "verdicts": claims["verdict"].value_counts().sort_index().to_dict(),
         **diagnosis_counts(claims),
         "verdicts_independent_se": claims["verdict" + INDEPENDENT].value_counts().sort_index().to_dict(),
+        "origins": claims["origin"].value_counts().sort_index().to_dict(),
+        "verdicts_holm": claims[HOLM].value_counts().sort_index().to_dict(),
+        "moved_by_holm": list(claims[claims["verdict"] != claims[HOLM]]["id"]),
         "error_model_dependent": list(model_dependent(claims)["id"]),
     }
 

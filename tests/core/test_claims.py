@@ -1,6 +1,7 @@
 """Claim checks on synthetic tables with known answers, and the shipped claims file."""
 
 import inspect
+import math
 import os
 from pathlib import Path
 
@@ -24,14 +25,17 @@ from colme.claims import (
     bound_figures,
     bound_value,
     cannot_resolve,
+    check,
     closeness,
     convergence,
     crossing,
     curve_rows,
+    decisive_k,
     decreasing,
     diagnosis_counts,
     evaluate,
     exceeds,
+    family_wise,
     gain,
     larger_abs_gap,
     larger_gap,
@@ -45,6 +49,7 @@ from colme.claims import (
     smoother,
     table_figures,
     to_markdown,
+    x_scanned,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -791,3 +796,40 @@ def test_no_shipped_diagnosis_restates_a_claims_check():
     for claim in diagnosed:
         assert _check_of(claim["diagnosis"]) not in own, claim["id"]
         assert claim["diagnosis"]["evidence"] in EVIDENCE
+
+
+def holm_results(verdicts, ks, scanned):
+    return pd.DataFrame({"verdict": verdicts, "k decisive": ks, "x scanned": scanned})
+
+
+def test_family_wise_is_holms_step_down_over_the_claims():
+    """Four claims, per-claim level Phi(-2) = 0.02275: the p-values (Phi(-k) for reproduced,
+    n Phi(-k) for not reproduced, 1 for inconclusive) sorted are compared with 0.02275 / 4,
+    / 3, / 2, / 1 in turn; the first failure and every later claim read inconclusive."""
+    from scipy.stats import norm
+
+    results = holm_results([REPRODUCED, NOT_REPRODUCED, REPRODUCED, INCONCLUSIVE],
+                           [math.inf, 3.0, 2.6, math.nan], [10, 5, 10, 10])
+    p, holm = family_wise(results)
+    np.testing.assert_allclose(p, [0.0, 5 * norm.sf(3.0), norm.sf(2.6), 1.0])
+    # sorted: 0 <= 0.0057; 5 Phi(-3) = 0.00675 <= 0.02275 / 3 = 0.00758; Phi(-2.6) = 0.00466 <= 0.0114
+    assert list(holm) == [REPRODUCED, NOT_REPRODUCED, REPRODUCED, INCONCLUSIVE]
+    results.loc[1, "x scanned"] = 50  # 50 Phi(-3) = 0.0675: the contradiction no longer survives
+    _, holm = family_wise(results)
+    assert list(holm) == [REPRODUCED, INCONCLUSIVE, REPRODUCED, INCONCLUSIVE]
+    results.loc[2, "k decisive"] = 2.1  # Phi(-2.1) = 0.0179 > 0.02275 / 3: it and every later fail
+    _, holm = family_wise(results)
+    assert list(holm) == [REPRODUCED, INCONCLUSIVE, INCONCLUSIVE, INCONCLUSIVE]
+
+
+def test_decisive_k_is_the_largest_k_keeping_the_verdict():
+    """A gap of 5 standard errors at every t: the ordering holds up to k = 5 (to 1e-3); an
+    exact comparison at every k (inf); an inconclusive claim has none."""
+    tables = {"f": table(A=(0.95 / T, 0.01 / T), B=(1.0 / T, 0.0 * T))}
+    claim = {"id": "c", "figure": "f", "check": "ordering", "below": "A", "above": "B", "t_range": (0.5, 1.0)}
+    assert check(claim, tables, {}).verdict == REPRODUCED
+    assert decisive_k(claim, REPRODUCED, tables, {}, None) == pytest.approx(5.0, abs=2e-3)
+    assert x_scanned(claim, tables) == len(curve_rows(tables["f"], "A", (0.5, 1.0)))
+    analytic = {"f": table(runs=0, A=exact(0.9), B=exact(1.0))}
+    assert decisive_k(claim, REPRODUCED, analytic, {}, None) == math.inf
+    assert math.isnan(decisive_k(claim, INCONCLUSIVE, tables, {}, None))

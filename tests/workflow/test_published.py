@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from colme.claims import diagnosis_counts, evaluate, load_claims, read_inputs, to_markdown
+from colme.claims import HOLM, diagnosis_counts, evaluate, load_claims, read_inputs, to_markdown
 from colme.config import resolve_figure
 from colme.expansion import validate_config
 from colme.provenance import canonical_json
@@ -82,6 +82,9 @@ def test_published_claims_are_the_current_claims(published):
     independent = claims["verdict (independent se)"]
     assert build["verdicts_independent_se"] == independent.value_counts().sort_index().to_dict()
     assert build["error_model_dependent"] == list(claims["id"][claims["verdict"] != independent])
+    assert build["verdicts_holm"] == claims[HOLM].value_counts().sort_index().to_dict()
+    assert build["moved_by_holm"] == list(claims["id"][claims["verdict"] != claims[HOLM]])
+    assert build["origins"] == claims["origin"].value_counts().sort_index().to_dict()
     counts = diagnosis_counts(pd.read_csv(folder / "claims.csv", dtype=str, keep_default_na=False))
     assert {key: build[key] for key in counts} == counts  # causes, and re-readings apart
     assert f"{len(CLAIM_IDS)} claims:" in (folder / "claims.md").read_text()
@@ -104,7 +107,7 @@ def test_every_published_verdict_is_rederived_from_the_published_tables(publishe
     claim edited without republishing fails here."""
     folder, _, _ = published
     recorded = pd.read_csv(folder / "claims.csv", dtype=str, keep_default_na=False)
-    rederived = published_claims(folder).astype(str)
+    rederived = published_claims(folder).fillna("").astype(str)  # NaN: an empty CSV cell
     assert list(recorded.columns) == list(rederived.columns)
     for column in recorded.columns:
         differ = recorded["id"][recorded[column] != rederived[column]]
