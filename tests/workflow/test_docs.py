@@ -193,3 +193,34 @@ def test_site_pages_open_no_list_inside_a_paragraph():
     pages = sorted((ROOT / "docs").rglob("*.md"))
     glued = {str(p.relative_to(ROOT)): lines for p in pages if (lines := _lists_glued_to_a_paragraph(p.read_text()))}
     assert not glued, glued
+
+
+DOCUMENTED = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "docs" / "experiments" / "README.md"]
+
+
+def test_documented_commands_put_targets_before_config_options():
+    """Snakemake reads every word after --configfile / --config as a config file or a
+    name=value pair: a target written after them fails ("Config entries have to be defined
+    as name=value pairs", or the PDF read as YAML)."""
+    bad = []
+    for path in DOCUMENTED:
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            command = line.split("snakemake", 1)[1] if "snakemake " in line else ""
+            words = command.split("#", 1)[0].split()
+            for index, word in enumerate(words):
+                if word in ("--config", "--configfile") and any(
+                        w.startswith("results/") for w in words[index + 1:] if not w.startswith("-")):
+                    bad.append(f"{path.name}:{number}")
+    assert not bad, bad
+
+
+def test_readme_example_config_validates_and_names_its_targets():
+    """The README's example experiment (the first YAML block) merged over config.yaml is a
+    valid configuration whose targets are its own figures."""
+    from colme.config import update_config
+    from colme.expansion import validate_config
+
+    text = (ROOT / "README.md").read_text()
+    example = yaml.safe_load(text.split("```yaml\n", 1)[1].split("```", 1)[0])
+    config = validate_config(update_config(yaml.safe_load((ROOT / "config.yaml").read_text()), example))
+    assert sorted(config["targets"]) == sorted(example["figures"])
