@@ -57,6 +57,11 @@ def test_shipped_config_is_valid_and_gets_defaults():
         (lambda c: c["figures"]["fig2_oracle_m200"].update(pm2_variance="as_printed"),
          ["figures.fig2_oracle_m200.pm2_variance", "RR"]),
         (lambda c: c["figures"]["fig4_laplace_oracle"].update(runs=5), ["fig4_laplace_oracle", "runs"]),
+        # one recorded time draws no curve: refused for every engine and the global override
+        (lambda c: c["figures"]["fig1_r5"].update(t_max=1), ["figures.fig1_r5.t_max", "minimum of 2"]),
+        (lambda c: c["figures"]["fig2_sim"].update(t_max=1), ["figures.fig2_sim.t_max", "minimum of 2"]),
+        (lambda c: c["figures"]["galante_fig1"].update(t_max=1), ["figures.galante_fig1.t_max", "minimum of 2"]),
+        (lambda c: c.update(t_max=1), ["t_max", "minimum of 2"]),
     ],
 )
 def test_bad_values_name_the_key_and_the_allowed_values(edit, fragments):
