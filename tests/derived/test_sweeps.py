@@ -330,7 +330,7 @@ def test_documented_experiment_examples_are_valid_configs():
 
     blocks = []
     for page in (ROOT / "README.md", ROOT / "docs" / "tutorial.md"):
-        found = re.findall(r"```yaml\n(figures:.*?)```", page.read_text(), re.S)
+        found = re.findall(r"```yaml\n(?:targets:[^\n]*\n)?(figures:.*?)```", page.read_text(), re.S)
         assert found, f"{page.name} has no experiment snippet"
         blocks += found
     assert len(blocks) >= 3

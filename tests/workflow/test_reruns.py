@@ -270,16 +270,16 @@ def edited(path, value):
         for (key, shipped_key, shipped), companion in FIGURE_COMPANIONS.items():
             if path[2] == key and config["figures"][path[1]].get(shipped_key) == shipped:
                 config["figures"][path[1]].update(companion)
+        if path[2] in (*INSTANCE_KEYS, "population") and config["figures"][path[1]].get("stream"):
+            config["figures"][path[1]]["stream"] = None  # its own instances now: its own draws
         if path[2] in INSTANCE_KEYS:  # figures paired by `stream` keep the same instances
-            if config["figures"][path[1]].get("stream"):
-                config["figures"][path[1]]["stream"] = None
             for entry in config["figures"].values():
                 if entry.get("stream") == path[1]:
                     if path[2] in entry or path[2] != "graph":
                         entry[path[2]] = copy.deepcopy(value)
                     else:  # an engine without graph families (C-ColME / B-ColME): unpaired
                         entry["stream"] = None
-        if path[2] in (*INSTANCE_KEYS, "t_max", "grid", "stream"):  # an overlay's sources must stay paired: drop it
+        if path[2] in (*INSTANCE_KEYS, "population", "t_max", "grid", "stream"):  # an overlay stays paired: drop it
             config["figures"] = {name: entry for name, entry in config["figures"].items()
                                  if entry.get("engine") != "overlay" or path[1] not in entry["sources"]}
             config.pop("targets", None)
