@@ -540,14 +540,20 @@ def exceeds(table: pd.DataFrame, curve: str, level: float, t_range=(0.9, 1.0), k
     """
     rows = curve_rows(table, curve, t_range, x)
     value, se = rows["mse"].to_numpy(dtype=float), rows["se"].to_numpy(dtype=float)
-    z, exact = _z(value - level, se, np.full(len(value), level))
+    return _level_verdict(rows, value, se, value - level, level, f"{curve} - {level:g}", curve, t_range, k, x)
+
+
+def _level_verdict(rows, value, se, margin, level, lhs, name, t_range, k, x) -> Verdict:
+    """The verdict of "``margin`` > 0 at every x of the range" (z = margin / se), shared by
+    ``exceeds`` and ``below_level``; ``lhs`` and ``name`` word the criterion and the value."""
+    z, exact = _z(margin, se, np.full(len(value), level))
     worst = int(np.argmin(np.where(np.isnan(z), -np.inf, z)))
     lo, hi = t_range
     where = "exact comparison" if exact.all() else f"min z = {z[worst]:.2f}"
     return Verdict(
-        f"{curve} - {level:g} > {k:g} se at every {x} in [{lo:g}, {hi:g}] {x}_max "
+        f"{lhs} > {k:g} se at every {x} in [{lo:g}, {hi:g}] {x}_max "
         f"(not reproduced if < -{k:g} se at some {x}; se = 0: exact)",
-        f"{where} at {x} = {rows.index[worst]:g} ({len(z)} {x}), where {curve} = "
+        f"{where} at {x} = {rows.index[worst]:g} ({len(z)} {x}), where {name} = "
         f"{value[worst]:.3g} ± {se[worst]:.2g}; {value[-1]:.3g} at {x} = {rows.index[-1]:g}; {_runs(rows)}",
         _verdict(*_strict(z, exact, k)),
     )
@@ -573,17 +579,7 @@ def below_level(
         value = value - ref["mse"].to_numpy(dtype=float)
         se = np.hypot(se, ref["se"].to_numpy(dtype=float))
         name = f"{curve} - {reference}"
-    z, exact = _z(level - value, se, np.full(len(value), level))
-    worst = int(np.argmin(np.where(np.isnan(z), -np.inf, z)))
-    lo, hi = t_range
-    where = "exact comparison" if exact.all() else f"min z = {z[worst]:.2f}"
-    return Verdict(
-        f"{level:g} - ({name}) > {k:g} se at every {x} in [{lo:g}, {hi:g}] {x}_max "
-        f"(not reproduced if < -{k:g} se at some {x}; se = 0: exact)",
-        f"{where} at {x} = {rows.index[worst]:g} ({len(z)} {x}), where {name} = "
-        f"{value[worst]:.3g} ± {se[worst]:.2g}; {value[-1]:.3g} at {x} = {rows.index[-1]:g}; {_runs(rows)}",
-        _verdict(*_strict(z, exact, k)),
-    )
+    return _level_verdict(rows, value, se, level - value, level, f"{level:g} - ({name})", name, t_range, k, x)
 
 
 def resolving_power(
