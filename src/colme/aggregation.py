@@ -111,7 +111,69 @@ def aggregate_table(
     coef, coef_se = mean_se(ideal_per_instance[:, None])
     frames.append(analytic_frame("Ideal", "ideal", math.nan, t, coef / t, coef_se / t, len(sizes)))
     frames.extend(analytic_frames(spec, t, instances))
-    return pd.concat(frames, ignore_index=True)
+    if "group_sums" not in sims[0]:
+        return pd.concat(frames, ignore_index=True)
+    table = pd.concat([*frames, *group_frames(spec, sims, curve_fields)], ignore_index=True)
+    table["group"] = table["group"].fillna(ALL_AGENTS)
+    table["group_share"] = table["group_share"].fillna(1.0)
+    columns = [c for c in table.columns if c not in ("group", "group_share")]
+    at = columns.index("t")
+    return table[[*columns[:at], "group", "group_share", *columns[at:]]]
+
+
+#: The ``group`` of a grouped table's panel rows (every agent).
+ALL_AGENTS = "all"
+
+
+def panel_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """A table's panel rows (every agent): a grouped table (``group_frames``) without its
+    group rows and group columns; any other table as it is."""
+    if "group" not in table.columns:
+        return table
+    return table[table["group"] == ALL_AGENTS].drop(columns=["group", "group_share"]).reset_index(drop=True)
+
+
+def groups_as_curves(table: pd.DataFrame) -> pd.DataFrame:
+    """A grouped table with each group's rows as a curve of its own, "<curve> [<group>]",
+    and no group columns (a sweep summarises them like any curve); any other table as it is."""
+    if "group" not in table.columns:
+        return table
+    grouped = table["group"] != ALL_AGENTS
+    out = table.copy()
+    out.loc[grouped, "curve"] = out.loc[grouped, "curve"] + " [" + out.loc[grouped, "group"] + "]"
+    return out.drop(columns=["group", "group_share"])
+
+
+def pooled_mean_se(sums: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A group's pooled mean over runs, sum(sums) / sum(counts), and its standard error by
+    the delta method for a ratio estimator (the plain standard error of the mean when
+    every run has the same count); ``sums`` (runs, ...) and ``counts`` (runs,)."""
+    counts = np.asarray(counts, dtype=np.float64)
+    mean = sums.sum(axis=0) / counts.sum()
+    residuals = (sums - mean[None] * counts.reshape((-1,) + (1,) * (sums.ndim - 1))) / counts.mean()
+    return mean, mean_se(residuals)[1]
+
+
+def group_frames(spec, sims: list[dict], curve_fields: Callable[[object, object], dict]) -> list[pd.DataFrame]:
+    """Rows of every simulated curve's groups (``spec.group_labels(curve)``) from the chunks'
+    ``group_sums`` and ``group_counts``: a group's mse is its agents' pooled mean squared
+    error (``pooled_mean_se``), ``group_share`` its share of the agents over the runs, so
+    that sum(group_share * mse) is the panel's mse; groups no agent fell in are left out."""
+    sums = concatenate_runs(sims, "group_sums")  # (runs, curves, groups, t)
+    counts = concatenate_runs(sims, "group_counts")  # (runs, curves, groups)
+    runs, t = sums.shape[0], sims[0]["t"].astype(np.int64)
+    frames = []
+    for index, curve in enumerate(spec.curves):
+        for group, label in enumerate(spec.group_labels(curve)):
+            if counts[:, index, group].sum() == 0:
+                continue
+            mse, se = pooled_mean_se(sums[:, index, group], counts[:, index, group])
+            frames.append(pd.DataFrame({
+                "curve": curve.name, "kind": "simulated", **curve_fields(spec, curve), "group": label,
+                "group_share": counts[:, index, group].sum() / (runs * spec.n_agents),
+                "t": t, "mse": mse, "se": se, "runs": runs,
+            }))
+    return frames
 
 
 def diagnostics_table(spec, sims: list[dict], names: tuple[str, ...]) -> pd.DataFrame:

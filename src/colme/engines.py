@@ -295,6 +295,12 @@ class Engine:
         plot_diagnostics(diagnostics, title, meta, pdf, png, self.diagnostics_line_styles(diagnostics),
                          self.log_diagnostics)
 
+    def drawing_options(self, settings: dict) -> dict:
+        """Drawing options beyond the title (keys outside ``numeric_params``) that the
+        figure stage's params carry and ``draw`` reads from the sidecar's ``drawing``;
+        none by default, so a figure that sets none keeps the params it had."""
+        return {}
+
     def diagnostics_line_styles(self, diagnostics: pd.DataFrame) -> dict:
         """Line style per curve of the diagnostics figure (solid unless given)."""
         return {}
@@ -374,12 +380,14 @@ class SimulatedEngine(Engine):
         diagnostics = np.empty((len(generators), len(spec.curves), len(self.diagnostics), len(spec.t_record)))
         progress = Progress()
         instances = {**instances, **self.run_streams(params, instances, figure)}
-        mse = self.run_kernel(spec, params, instances, generators, diagnostics, progress)
+        simulated = self.run_kernel(spec, params, instances, generators, diagnostics, progress)
+        if not isinstance(simulated, dict):
+            simulated = {"mse": simulated}
         return {
             "runs": instances["runs"],
             "t": np.asarray(spec.t_record),
             "curves": np.array([c.name for c in spec.curves]),
-            "mse": mse,
+            **simulated,
             "diagnostics": diagnostics,
             "seconds": np.array(kernel_seconds(progress)),
         }
@@ -387,7 +395,10 @@ class SimulatedEngine(Engine):
     @required
     def run_kernel(self, spec, params, instances, generators, diagnostics, progress) -> np.ndarray:
         """The engine's compiled simulation: MSE (runs, curves, t), ``diagnostics`` filled;
-        a long one reports to ``progress`` (``colme.progress``: t, percent, ETA in the log)."""
+        a long one reports to ``progress`` (``colme.progress``: t, percent, ETA in the log).
+        A panel recording groups (``aggregation.group_frames``) returns a dict instead: the
+        ``mse`` and its ``group_sums`` (runs, curves, groups, t) and ``group_counts`` (runs,
+        curves, groups), which the chunk stores beside it."""
         raise NotImplementedError
 
     @required
@@ -416,6 +427,8 @@ class SimulatedEngine(Engine):
     def tables(self, figure, params, inputs):
         spec = self.spec(params)
         sims, instances = load_simulation(figure, params, inputs["sims"], inputs["instances"])
+        if self.has_mixes(params) or "group_sums" in sims[0]:  # closed forms per privacy level and group
+            instances = [{**part, **self.run_streams(params, part, figure)} for part in instances]
         table = aggregate_table(spec, sims, instances, self.curve_fields, self.analytic_frames)
         supplement, extras = self.supplement(spec, instances)
         extras = {

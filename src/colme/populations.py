@@ -384,8 +384,8 @@ def same_class_edges(edges: np.ndarray, classes: np.ndarray) -> np.ndarray:
     return edges[classes[edges[:, 0]] == classes[edges[:, 1]]]
 
 
-def component_sizes(edges: np.ndarray, classes: np.ndarray) -> np.ndarray:
-    """n_a: size of the connected component containing a in the class-induced subgraph.
+def component_labels(edges: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """Each agent's connected component (0, 1, ...) in the class-induced subgraph.
 
     Seed 002 Sec. III-A: G_a is the component of a in the subgraph induced by C_a.  Any
     graph (isolated agents are components of size 1); padding rows (-1, -1) are dropped.
@@ -395,5 +395,11 @@ def component_sizes(edges: np.ndarray, classes: np.ndarray) -> np.ndarray:
     graph = coo_matrix(
         (np.ones(len(inner)), (inner[:, 0], inner[:, 1])), shape=(n_agents, n_agents)
     )
-    _, labels = connected_components(graph, directed=False)
+    return connected_components(graph, directed=False)[1]
+
+
+def component_sizes(edges: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """n_a: size of the connected component containing a in the class-induced subgraph
+    (``component_labels``)."""
+    labels = component_labels(edges, classes)
     return np.bincount(labels)[labels].astype(np.int32)

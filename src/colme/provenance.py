@@ -118,9 +118,10 @@ def table_provenance(figure: str, settings: dict, interpretations, runs: int, co
     }
 
 
-def figure_provenance(table_meta: dict, title: str) -> dict:
-    """A figure's sidecar: its table's provenance plus the title it was drawn with."""
-    return {**table_meta, "title": title, "versions": package_versions()}
+def figure_provenance(table_meta: dict, title: str, drawing: dict | None = None) -> dict:
+    """A figure's sidecar: its table's provenance plus the title it was drawn with and the
+    drawing options it was drawn with, if any (``Engine.drawing_options``)."""
+    return {**table_meta, "title": title, **({"drawing": drawing} if drawing else {}), "versions": package_versions()}
 
 
 # Characters that open reStructuredText inline markup (emphasis, literals, substitutions

@@ -120,7 +120,7 @@ def stage_params(settings: dict, stage: str, start: int | None = None, stop: int
     if stage == "table":
         return table
     if stage == "figure":
-        return {**table, **{key: settings[key] for key in engine.drawing_keys}}
+        return {**table, **{key: settings[key] for key in engine.drawing_keys}, **engine.drawing_options(settings)}
     raise ValueError(f"unknown stage {stage!r}; stages: instances, simulate, table, figure")
 
 

@@ -15,6 +15,6 @@ table = pd.read_csv(snakemake.input.table)
 meta = json.loads(Path(snakemake.input.meta).read_text())
 engine = ENGINES[params["engine"]]
 title = f"{params['title'] or snakemake.wildcards.figure}\n{engine.subtitle(meta)}"
-sidecar = figure_provenance(meta, params["title"])
+sidecar = figure_provenance(meta, params["title"], engine.drawing_options(params))
 engine.draw(table, sidecar, title, Path(snakemake.output.pdf), Path(snakemake.output.png))
 write_json(snakemake.output.sidecar, sidecar)

@@ -81,6 +81,23 @@ MIXED_CHOICES = {
         "class-induced component shares one law); Corollary 1's bound (3) compares one sigma_DP^2 with "
         "a bound in one sigma, so it is given only when every class shares one law; mix curves get neither"
     ),
+    "closed_forms_mix": (
+        "Theorem 1 and Corollary 1 assume equal means within a class: without jitter, Theorem 1 is drawn "
+        "agent by agent, each term with its class's sigma; on a mix curve an agent's term takes the "
+        "average of sigma_b^2 + sigma_DP,b^2 over its class-induced component (consensus gives every "
+        "agent of a component the component's average, so private agents and their non-private "
+        "classmates share one asymptote), the mix drawn as a curve of its own; Corollary 1's bound (3) "
+        "compares one sigma_DP^2 with a bound in one sigma, so it is given only for single-eps curves "
+        "when every class shares one law, never for a mix"
+    ),
+    "groups": (
+        "groups (groups.by): a group's MSE is its agents' pooled mean squared error over the runs (sum of "
+        "squared errors over the count of its agents), its se the ratio estimator's by the delta method; "
+        "group_share is its share of the agent-runs, so sum(group_share * mse) is the panel's MSE; "
+        "Theorem 1's asymptote per group pools its agents' terms the same way; Corollary 1's bound per "
+        "group (the bound over the group's agents only: the theorem's terms add agent by agent) only "
+        "where the bound applies (single-eps curves, one law)"
+    ),
     "mix": (
         "privacy mixes: shares of the agents at each eps (counts rounded by largest remainder), "
         "assigned by one uniformly random permutation of the agents per run from its privacy "
@@ -92,14 +109,18 @@ MIXED_CHOICES = {
 }
 
 
-def ccolme_population_choices(population, has_mixes: bool) -> tuple[str, ...]:
+def ccolme_population_choices(population, has_mixes: bool, grouped: bool = False) -> tuple[str, ...]:
     """The population's lines (``population_choices``) and those of MIXED_CHOICES
-    that apply to a figure's population and curves."""
+    that apply to a figure's population, curves and groups."""
     lines = list(population_choices(population))
     if population.sigmas_differ:
         lines.append(MIXED_CHOICES["sigma"])
-    if not population.one_law or population.jitter > 0 or has_mixes:
+    if has_mixes:
+        lines.append(MIXED_CHOICES["closed_forms_mix"])
+    elif not population.one_law or population.jitter > 0:
         lines.append(MIXED_CHOICES["closed_forms"])
     if has_mixes:
         lines.append(MIXED_CHOICES["mix"])
+    if grouped:
+        lines.append(MIXED_CHOICES["groups"])
     return tuple(lines)

@@ -17,7 +17,7 @@ from ..timegrid import figure_grid
 from ..user_code import with_digest
 from .choices import CHOICES, ccolme_population_choices, graph_choice
 from .decision_rules import BUILTIN, builtin_rules, user_rule
-from .spec import DIAGNOSTICS, Curve, PanelSpec
+from .spec import DIAGNOSTICS, Curve, PanelSpec, default_degree_bands
 from .tables import bound_table, curve_fields, theorem1_frames
 from .weight_rules import max_set_size, user_weights
 
@@ -62,12 +62,32 @@ class ConsensusEngine(SimulatedEngine):
                                   f"{len(mix['eps'])}: give one share per eps")
             if not math.isclose(sum(mix["shares"]), 1.0, rel_tol=0, abs_tol=1e-9):
                 raise ConfigError(f"{key}.shares={mix['shares']} sums to {sum(mix['shares'])!r}, not 1")
+        self.check_groups(settings, where)
         graph = settings.get("graph") or {"family": "random_regular"}
         if graph["family"] != "random_regular":
             self.check_graph(graph, settings["n_agents"], f"{where}.graph")
         else:
             check_regular_degree(settings["n_agents"], settings["degree"], where)
         self.weight_rule(settings, where)
+
+    @staticmethod
+    def check_groups(settings: dict, where: str) -> None:
+        """Degree bands strictly increasing and only with groups by degree; ``draw_groups``
+        names rules of the figure and needs groups."""
+        groups = settings.get("groups") or {}
+        bands = groups.get("degree_bands") or []
+        if bands and "degree" not in groups.get("by", []):
+            raise ConfigError(f"{where}.groups.degree_bands={bands}: bands need groups.by to include 'degree'")
+        if any(b >= c for b, c in zip(bands, bands[1:], strict=False)):
+            raise ConfigError(f"{where}.groups.degree_bands={bands}: cut points must increase strictly")
+        drawn = settings.get("draw_groups") or []
+        if drawn and not groups.get("by"):
+            raise ConfigError(f"{where}.draw_groups={drawn}: there are no groups to draw; set {where}.groups.by "
+                              "(allowed: class, privacy, degree)")
+        for index, rule in enumerate(drawn):
+            if rule not in settings["rules"]:
+                raise ConfigError(f"{where}.draw_groups[{index}]={rule!r} is not one of the figure's rules "
+                                  f"{settings['rules']}")
 
     @staticmethod
     def check_graph(graph: dict, n_agents: int, where: str) -> None:
@@ -106,6 +126,12 @@ class ConsensusEngine(SimulatedEngine):
         params = super().numeric_params(settings)
         if not params.get("privacy_mixes"):  # none: the params of before mixes, bit for bit
             params.pop("privacy_mixes", None)
+        params.pop("draw_groups", None)  # drawing only (``drawing_options``)
+        groups = params.pop("groups", None) or {}
+        if groups.get("by"):  # none: the params of before groups, bit for bit
+            params["groups"] = {"by": list(groups["by"]), **(
+                {"degree_bands": list(groups.get("degree_bands") or default_degree_bands(settings["n_agents"]))}
+                if "degree" in groups["by"] else {})}
         params.pop("decision_rules", None)
         used = self.user_rules(settings)
         if used:  # the rules' files enter by their digests: an edit reruns exactly their figures
@@ -164,7 +190,8 @@ class ConsensusEngine(SimulatedEngine):
         return (
             self.interpretations
             + ((graph_choice(graph),) if graph is not None else ())
-            + ccolme_population_choices(population(settings), self.has_mixes(settings))
+            + ccolme_population_choices(population(settings), self.has_mixes(settings),
+                                        bool((settings.get("groups") or {}).get("by")))
         )
 
     def spec(self, params: dict) -> PanelSpec:
@@ -196,16 +223,29 @@ class ConsensusEngine(SimulatedEngine):
             bernstein_beta=params["bernstein_beta"],
             user_rules=user,
             weight_rule=self.weight_rule(params, check=False),
+            groups=tuple((params.get("groups") or {}).get("by", ())),
+            degree_bands=tuple((params.get("groups") or {}).get("degree_bands", ())),
         )
 
     def run_kernel(self, spec, params, instances, generators, diagnostics, progress):
         from .kernel import simulate_runs  # lazy: compiles/loads the Numba kernel
 
         dtype = np.dtype(params["precision"]).type
-        return simulate_runs(
+        if not spec.groups:
+            return simulate_runs(
+                spec, instances["classes"], instances["edges"], generators, dtype, diagnostics, progress,
+                instances.get("agent_means"), instances.get("privacy_ranks"),
+            )
+        shape = (len(generators), len(spec.curves), spec.n_groups)
+        sums, counts = np.empty((*shape, len(spec.t_record))), np.empty(shape, dtype=np.int64)
+        mse = simulate_runs(
             spec, instances["classes"], instances["edges"], generators, dtype, diagnostics, progress,
-            instances.get("agent_means"), instances.get("privacy_ranks"),
+            instances.get("agent_means"), instances.get("privacy_ranks"), group_sums=sums, group_counts=counts,
         )
+        return {"mse": mse, "group_sums": sums, "group_counts": counts}
+
+    def drawing_options(self, settings: dict) -> dict:
+        return {"draw_groups": list(settings["draw_groups"])} if settings.get("draw_groups") else {}
 
     def has_mixes(self, params: dict) -> bool:
         return bool(params.get("privacy_mixes"))
@@ -252,10 +292,16 @@ class ConsensusEngine(SimulatedEngine):
             line += f"\ngraph {graph['family']}{' (' + shown + ')' if shown else ''}"  # a line of its own
         return line
 
-    def panel_style(self, table):
+    def panel_style(self, table, draw_groups=()):
         from .plots import panel_style  # lazy: matplotlib, only where a figure is drawn
 
-        return panel_style(table)
+        return panel_style(table, draw_groups)
+
+    def draw(self, table, meta, title, pdf, png):
+        from ..plotting import plot_mse_panel  # lazy: matplotlib, only where a figure is drawn
+
+        drawn = meta.get("drawing", {}).get("draw_groups", ())
+        plot_mse_panel(table, self.panel_style(table, drawn), title, meta, pdf, png)
 
     def interpretation_options(self, settings: dict) -> tuple[str, ...]:
         rules = settings["rules"]

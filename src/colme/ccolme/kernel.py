@@ -71,13 +71,14 @@ class Workspace:
     pair_threshold: np.ndarray  # per profile pair and lane (mixed panels): the same
     sample_sum: np.ndarray  # per agent (float64): running sum of x_a - mu_a
     noise_sum: np.ndarray  # per agent (float64): running sum of standard noise draws
+    group_squared: np.ndarray  # per group and lane (grouped panels): sum of squared errors
 
     @classmethod
     def allocate(cls, n_agents: int, n_edges: int, lanes: int, dtype, n_pairs: int = 1,
-                 large: bool = False) -> Workspace:
+                 large: bool = False, n_groups: int = 1) -> Workspace:
         """Zeroed arrays, each its own allocation; per-lane state in ``dtype`` (the
         accepted-edge state, 0 or 1, in uint8 for the ``large`` kernel); ``n_pairs``
-        profile pairs (mixed panels)."""
+        profile pairs (mixed panels), ``n_groups`` groups (grouped panels)."""
         def per_agent():
             return np.zeros(n_agents * lanes, dtype=dtype)
 
@@ -94,6 +95,7 @@ class Workspace:
             pair_threshold=np.zeros(n_pairs * lanes, dtype=dtype),
             sample_sum=np.zeros(n_agents),
             noise_sum=np.zeros(n_agents),
+            group_squared=np.zeros(n_groups * lanes),
         )
 
     def __post_init__(self):
@@ -124,6 +126,8 @@ def simulate_runs(
     agent_means: np.ndarray | None = None,
     privacy_ranks: np.ndarray | None = None,
     large: bool | None = None,
+    group_sums: np.ndarray | None = None,
+    group_counts: np.ndarray | None = None,
 ) -> np.ndarray:
     """Average MSE (runs, curves, len(t_record)) of Algorithm 1, one instance per run.
 
@@ -133,7 +137,10 @@ def simulate_runs(
     (``Curve.agent_levels``; needed when a curve has a mix).
 
     ``diagnostics`` (runs, curves, len(DIAGNOSTICS), len(t_record)), if given, receives the
-    ``DIAGNOSTICS`` of every run and curve at the recorded times.
+    ``DIAGNOSTICS`` of every run and curve at the recorded times.  A panel with
+    ``groups`` fills ``group_sums`` (runs, curves, n_groups, len(t_record)), each group's
+    sum of squared errors, and ``group_counts`` (runs, curves, n_groups), its agents
+    (``PanelSpec.agent_groups``); the panel's MSE is the same with or without them.
 
     ``classes`` (R, M) and ``edges`` (R, E, 2) are the runs' instances (rows (-1, -1) pad
     runs with fewer edges, ``colme.instances.make_family_instances``); ``generators`` the
@@ -179,12 +186,19 @@ def simulate_runs(
     n_profiles = spec.population.n_classes * spec.n_levels if mixed else 1
     if large is None:
         large = spec.n_agents >= LARGE_AGENTS
-    workspace = Workspace.allocate(spec.n_agents, edges.shape[1], lanes, dtype, n_profiles**2, large)
-    kernel = compiled_kernel(lanes, mixed, large, spec.decision_rules(), weights)
+    grouped = spec.n_groups > 0
+    if grouped and (group_sums is None or group_counts is None):
+        raise ValueError(f"a panel grouped by {spec.groups} needs group_sums and group_counts to fill")
+    n_groups = max(spec.n_groups, 1)
+    workspace = Workspace.allocate(spec.n_agents, edges.shape[1], lanes, dtype, n_profiles**2, large, n_groups)
+    kernel = compiled_kernel(lanes, mixed, large, spec.decision_rules(), weights, grouped)
     if progress is not None:
         progress.begin(n_runs * groups * spec.t_max)
     mse = np.empty((n_runs, padded, len(t_record)))
     rates = np.empty((n_runs, padded, len(DIAGNOSTICS), len(t_record)))
+    sums = np.zeros((n_runs, padded, n_groups, len(t_record)))
+    counts = np.zeros((n_runs, padded, n_groups), dtype=np.int64)
+    ungrouped = np.zeros(lanes, dtype=np.uint64)  # the group_row an ungrouped kernel never reads
     population = spec.population
     shared = population.laws[0]  # read by the shared kernel only, whose classes all have it
     panel = population.kernel_laws() | {
@@ -226,16 +240,25 @@ def simulate_runs(
             "key": np.uint64(run_key(generators[run])),
             "degree": run_degree(spec, len(run_edges)),
         }
+        degrees = np.diff(indptr)
+        ranks = None if privacy_ranks is None else privacy_ranks[run]
         for first in range(0, padded, lanes):
             group = slice(first, first + lanes)
             outputs = {
                 "mse_out": np.empty((lanes, len(t_record))),
                 "diagnostics_out": np.empty((lanes, len(DIAGNOSTICS), len(t_record))),
+                "group_out": np.zeros((lanes, n_groups, len(t_record))),
             }
             curves = {name: value[group].copy() for name, value in params.items()}
             group_curves = padded_curves[group]
+            if grouped:
+                agent_groups = np.stack([spec.agent_groups(c, classes[run], ranks, degrees) for c in group_curves],
+                                        axis=1)
+                curves["group_row"] = (agent_groups * lanes).astype(np.uint64).reshape(-1)
+                counts[run, group] = [np.bincount(g, minlength=n_groups) for g in agent_groups.T]
+            else:
+                curves["group_row"] = ungrouped
             if mixed:
-                ranks = None if privacy_ranks is None else privacy_ranks[run]
                 profiles = spec.agent_profiles(group_curves, group_noise[first], classes[run], ranks)
                 curves |= pair_tables[first] | profiles
             else:
@@ -245,6 +268,10 @@ def simulate_runs(
                 call_kernel(kernel, arguments | {"t_first": t_first, "t_last": t_last})
             mse[run, group] = outputs["mse_out"]
             rates[run, group] = outputs["diagnostics_out"]
+            sums[run, group] = outputs["group_out"]
     if diagnostics is not None:
         diagnostics[...] = rates[:, :n_curves]
+    if grouped:
+        group_sums[...] = sums[:, :n_curves]
+        group_counts[...] = counts[:, :n_curves]
     return mse[:, :n_curves]

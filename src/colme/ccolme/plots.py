@@ -8,6 +8,7 @@ import math
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from ..aggregation import ALL_AGENTS, panel_rows
 from ..plotting import PanelStyle, palette
 
 #: Line style per decision rule, as in seed 002 Fig. 1.
@@ -33,7 +34,18 @@ def _privacy_label(privacy) -> str:
     return _eps_label(privacy)
 
 
-def panel_style(table: pd.DataFrame) -> PanelStyle:
+#: Dashes of the groups drawn for a curve (``draw_groups``), in the order of the table.
+#: None is Local's or Ideal's dashes (matplotlib's "--").
+GROUP_DASHES = ((0, (1, 1)), (0, (3, 1, 1, 1)), (0, (1, 3)), (0, (3, 1, 1, 1, 1, 1)), (0, (5, 1, 1, 1, 1, 1, 1, 1)))
+
+
+def panel_style(table: pd.DataFrame, draw_groups=()) -> PanelStyle:
+    """Seed 002 Fig. 1's style for a table's panel rows; with ``draw_groups`` (rules), those
+    rules' curves also group by group (a grouped table's rows, ``colme.aggregation``):
+    thin, in the curve's colour, one dash per group."""
+    grouped = table[(table["group"] != ALL_AGENTS) & table["rule"].isin(draw_groups)] \
+        if "group" in table.columns else table.iloc[:0]
+    table = panel_rows(table)
     simulated = table[table["kind"] == "simulated"]
     privacy = {name: _privacy(rows) for name, rows in simulated.groupby("curve", sort=False)}
     levels = sorted({p for p in privacy.values() if not isinstance(p, str)})
@@ -48,9 +60,14 @@ def panel_style(table: pd.DataFrame) -> PanelStyle:
     handles = [plt.Line2D([], [], color=colours[p], lw=2, label=_privacy_label(p)) for p in levels]
     rules = [r for r in styles if r in set(simulated["rule"])]
     handles += [plt.Line2D([], [], color="k", ls=styles[r], label=r) for r in rules]
-    eps_colours = {_eps_label(e): colours[e] for e in levels if not isinstance(e, str)}
-    bands = [
-        (rows, eps_colours.get(_eps_label(eps), "grey"))
-        for eps, rows in table[table["rule"] == "theorem1"].groupby("eps")
-    ]
+    theory = table[table["rule"] == "theorem1"]
+    bands = [(rows, colours.get(_privacy(rows), "grey")) for _, rows in theory.groupby("curve", sort=False)]
+    grouped = grouped[(grouped["kind"] == "simulated") & (grouped["group_share"] < 1.0)]  # not the panel again
+    dashes = {group: GROUP_DASHES[i % len(GROUP_DASHES)] for i, group in enumerate(dict.fromkeys(grouped["group"]))}
+    if len(grouped):
+        named = grouped.assign(curve=grouped["curve"] + " [" + grouped["group"] + "]")
+        lines |= {name: (colours[privacy[rows["curve"].iloc[0].rpartition(" [")[0]]], dashes[rows["group"].iloc[0]])
+                  for name, rows in named.groupby("curve")}
+        simulated = pd.concat([simulated, named], ignore_index=True)
+        handles += [plt.Line2D([], [], color="0.4", lw=0.8, ls=dash, label=group) for group, dash in dashes.items()]
     return PanelStyle(simulated, lines, handles, bands, "Theorem 1 (oracle)")

@@ -23,6 +23,32 @@ from .weight_rules import WeightRule, builtin_weights
 DIAGNOSTICS = ("same-class edges rejected", "other-class edges accepted", "agents whose C_a changed")
 
 
+#: What a figure's agents can be grouped by (``groups.by``; their product when several):
+#: the class, the privacy level of a mix (one group per level; a curve with one eps has
+#: one), the degree band (``degree_bands``: on irregular graphs).
+GROUPINGS = ("class", "privacy", "degree")
+
+
+def default_degree_bands(n_agents: int) -> tuple[int, ...]:
+    """Cut points 2, 4, 8, ... below ``n_agents``: bands of degree < 2, 2-3, 4-7, ..."""
+    cuts, cut = [], 2
+    while cut < n_agents:
+        cuts.append(cut)
+        cut *= 2
+    return tuple(cuts)
+
+
+def degree_band_labels(cuts) -> list[str]:
+    """Labels of the bands the cut points make: "degree < c1", "degree c1-c2-1", ...,
+    "degree >= ck" (one band, "any degree", without cut points)."""
+    if not cuts:
+        return ["any degree"]
+    labels = [f"degree < {cuts[0]}"]
+    for low, high in zip(cuts, cuts[1:], strict=False):
+        labels.append(f"degree {low}" if high == low + 1 else f"degree {low}-{high - 1}")
+    return labels + [f"degree >= {cuts[-1]}"]
+
+
 def eps_text(eps: float) -> str:
     return "inf" if math.isinf(eps) else f"{eps:g}"
 
@@ -90,6 +116,50 @@ class PanelSpec:
     user_rules: tuple[DecisionRule, ...] = ()
     #: A researcher's own mixing weights (``weight_rules.user_weights``), in place of ``weights``.
     weight_rule: WeightRule | None = None
+    #: What the MSE is also recorded per group of (``GROUPINGS``; none: the panel mean only).
+    groups: tuple[str, ...] = ()
+    #: Cut points of the degree bands (``groups`` by degree).
+    degree_bands: tuple[int, ...] = ()
+
+    def group_shape(self) -> tuple[int, ...]:
+        """Groups per grouping of ``groups``, in its order (a group's index is mixed radix)."""
+        counts = {"class": self.population.n_classes, "privacy": self.n_levels,
+                  "degree": len(self.degree_bands) + 1}
+        return tuple(counts[grouping] for grouping in self.groups)
+
+    @property
+    def n_groups(self) -> int:
+        """Groups the MSE is recorded for (0 without ``groups``)."""
+        return int(np.prod(self.group_shape())) if self.groups else 0
+
+    def agent_groups(self, curve: Curve, classes: np.ndarray, ranks: np.ndarray | None,
+                     degrees: np.ndarray) -> np.ndarray:
+        """Each agent's group (M,) on ``curve`` in one run: its class, its privacy level in
+        the curve's mix (``Curve.agent_levels`` of the run's privacy ``ranks``; level 0 on a
+        curve with one eps) and its degree band, combined in ``groups``' order."""
+        parts = {
+            "class": lambda: classes.astype(np.int64),
+            "privacy": lambda: curve.agent_levels(np.zeros(len(classes), dtype=np.int64) if ranks is None else ranks),
+            "degree": lambda: np.searchsorted(np.asarray(self.degree_bands), degrees, side="right"),
+        }
+        index = np.zeros(len(classes), dtype=np.int64)
+        for grouping, count in zip(self.groups, self.group_shape(), strict=True):
+            index = index * count + parts[grouping]()
+        return index
+
+    def group_labels(self, curve: Curve) -> list[str]:
+        """The label of each group of ``curve`` (``agent_groups``' indices), e.g.
+        "class 1, eps=1": a mix's level by its eps (a level the curve lacks is never
+        anybody's, as is a class or band no agent falls in)."""
+        names = {
+            "class": [f"class {c}" for c in range(self.population.n_classes)],
+            "privacy": [f"eps={eps_text(eps)}" for eps in curve.levels(self.n_levels)],
+            "degree": degree_band_labels(self.degree_bands),
+        }
+        labels = [""]
+        for grouping in self.groups:
+            labels = [f"{head}, {name}" if head else name for head in labels for name in names[grouping]]
+        return labels
 
     @property
     def t_max(self) -> int:

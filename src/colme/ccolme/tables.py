@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..aggregation import analytic_frame, concatenate_runs, mean_se
+from ..aggregation import analytic_frame, concatenate_runs, mean_se, pooled_mean_se
+from ..populations import component_labels
 from ..privacy import laplace_sigma_dp
 from .closed_forms import ALPHA_FACTOR, corollary1_terms, theorem1_coefficient
 from .spec import Curve, PanelSpec
@@ -23,10 +24,77 @@ def curve_fields(spec: PanelSpec, curve: Curve) -> dict:
 
 def theorem1_applies(spec: PanelSpec) -> bool:
     """Theorem 1 needs equal means within a class (no jitter): its oracle averages a
-    class-induced component, whose agents then share one mean, one law and, on a
-    single-eps curve, one sigma_DP, so per-class laws enter agent by agent.  Mix curves,
-    whose components hold agents of different sigma_DP, get none."""
+    class-induced component, whose agents then share one mean and one law, so per-class
+    laws enter agent by agent (and a mix's levels component by component,
+    ``theorem1_agent_terms``)."""
     return spec.population.jitter == 0
+
+
+def theorem1_agent_terms(spec: PanelSpec, curve: Curve, classes: np.ndarray, edges: np.ndarray,
+                         sizes: np.ndarray, ranks: np.ndarray | None) -> np.ndarray:
+    """t times Theorem 1's asymptotic MSE of each agent of one run (M,) on ``curve``'s
+    privacy (its eps, or its mix's levels by the run's privacy ``ranks``).
+
+    An agent with n_a <= 2 keeps its local mean: sigma_a^2.  Otherwise consensus gives
+    every agent of a class-induced component G the average of the component's noisy means,
+    so its term is f * mean_{b in G}(sigma_b^2 + sigma_DP,b^2) / n_a (f of the alpha
+    schedule, ``ALPHA_FACTOR``): with one sigma_DP this is the theorem's f (sigma^2 +
+    sigma_DP^2)/n_a; in a mix, private agents and their non-private classmates share it.
+    """
+    levels = curve.agent_levels(np.zeros(len(classes), dtype=np.int64) if ranks is None else ranks)
+    laws = spec.population.laws
+    level_eps = curve.levels(spec.n_levels)
+    noise = np.array([[laplace_sigma_dp(eps, law.half_width) for law in laws] for eps in level_eps])
+    sigma = spec.population.class_sigmas()[classes]
+    variance = sigma**2 + noise[levels, classes] ** 2
+    labels = component_labels(edges, classes)
+    component_mean = np.bincount(labels, variance) / np.bincount(labels)
+    factor = ALPHA_FACTOR[spec.alpha_schedule]
+    return np.where(sizes <= 2, sigma**2, factor * component_mean[labels] / sizes)
+
+
+def theorem1_group_frames(spec: PanelSpec, t: np.ndarray, instances: list[dict]) -> list[pd.DataFrame]:
+    """Theorem 1's asymptote for each mix (the whole panel) and, in a grouped panel, for
+    each group of each eps and mix (``PanelSpec.groups``): the agents' terms
+    (``theorem1_agent_terms``) pooled over the runs like the simulated groups
+    (``colme.aggregation.pooled_mean_se``)."""
+    if not theorem1_applies(spec):
+        return []
+    privacy = list({c.name.partition("eps=")[2]: Curve("theorem1", c.eps, math.nan, c.mix)
+                    for c in spec.curves if c.mix or spec.groups}.values())
+    if not privacy:
+        return []
+    classes = concatenate_runs(instances, "classes")
+    edges = concatenate_runs(instances, "edges")
+    sizes = concatenate_runs(instances, "component_sizes")
+    ranks = concatenate_runs(instances, "privacy_ranks") if "privacy_ranks" in instances[0] else None
+    n_runs, n_agents = classes.shape
+    degrees = [np.bincount(e[e[:, 0] >= 0].reshape(-1), minlength=n_agents) for e in edges]
+    frames = []
+    for curve in privacy:
+        terms = np.stack([
+            theorem1_agent_terms(spec, curve, classes[r], edges[r], sizes[r], None if ranks is None else ranks[r])
+            for r in range(n_runs)
+        ])
+        name = "theorem1 eps=" + curve.name.partition("eps=")[2]
+        fields = {"eps_mix": curve.name.partition("eps=")[2]} if curve.mix else {}
+        if curve.mix:
+            coef, coef_se = mean_se(terms.mean(axis=1)[:, None])
+            frames.append(analytic_frame(name, "theorem1", math.nan, t, coef / t, coef_se / t, n_runs)
+                          .assign(**fields))
+        if not spec.groups:
+            continue
+        groups = np.stack([spec.agent_groups(curve, classes[r], None if ranks is None else ranks[r], degrees[r])
+                           for r in range(n_runs)])
+        for group, label in enumerate(spec.group_labels(curve)):
+            members = groups == group
+            counts = members.sum(axis=1)
+            if counts.sum() == 0:
+                continue
+            coef, coef_se = pooled_mean_se(np.where(members, terms, 0.0).sum(axis=1)[:, None], counts)
+            frames.append(analytic_frame(name, "theorem1", curve.eps, t, coef[0] / t, coef_se[0] / t, n_runs)
+                          .assign(group=label, group_share=counts.sum() / (n_runs * n_agents), **fields))
+    return frames
 
 
 def corollary1_applies(spec: PanelSpec) -> bool:
@@ -63,13 +131,14 @@ def theorem1_coefficients(spec: PanelSpec, instances: list[dict]) -> dict[float,
 
 
 def theorem1_frames(spec: PanelSpec, t: np.ndarray, instances: list[dict]) -> list[pd.DataFrame]:
-    """Theorem 1's asymptote per eps as closed-form curves (rule ``theorem1``)."""
+    """Theorem 1's asymptote per eps as closed-form curves (rule ``theorem1``), then per mix
+    and per group (``theorem1_group_frames``)."""
     frames = []
     for eps, (coef, coef_se) in theorem1_coefficients(spec, instances).items():
         name = f"theorem1 eps={'inf' if math.isinf(eps) else f'{eps:g}'}"
         runs = len(concatenate_runs(instances, "runs"))
         frames.append(analytic_frame(name, "theorem1", eps, t, coef / t, coef_se / t, runs))
-    return frames
+    return frames + theorem1_group_frames(spec, t, instances)
 
 
 def bound_table(spec: PanelSpec, instances: list[dict]) -> pd.DataFrame:

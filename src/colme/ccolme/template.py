@@ -184,12 +184,17 @@ def consensus(changes, indptr, neighbour_row, edge_row, offset, one, block_scale
 
 
 @step
-def record_mse(t, column, indptr, neighbour_row, edge_row, one, sample_sum, accepted, set_size, error, mse_out):
+def record_mse(t, column, indptr, neighbour_row, edge_row, one, sample_sum, accepted, set_size, error, group_row,
+               group_squared, mse_out, group_out):
     """Line 11 averaged over agents into ``mse_out[:, column]``: the final if/else of
-    Algorithm 1 takes the local mean when every |C_b| <= 2, b in C_a."""
+    Algorithm 1 takes the local mean when every |C_b| <= 2, b in C_a.  A grouped panel
+    also sums the squared errors of each group (``group_row``: an agent's group per lane,
+    premultiplied) into ``group_out[:, group, column]``."""
     n_agents = sample_sum.shape[0]
     inv_t = 1.0 / t
     two = one + one
+    for i in range(group_squared.shape[0]):  #:grouped
+        group_squared[i] = 0.0  #:grouped
     squared@ = 0.0
     for a in range(n_agents):
         ra = np.uint64(a) * LANES
@@ -201,7 +206,10 @@ def record_mse(t, column, indptr, neighbour_row, edge_row, one, sample_sum, acce
             largest@ = max(largest@, as_state(accepted[re + U@], one) * set_size[rb + U@])
         estimate@ = local_error if largest@ <= two else np.float64(error[ra + U@])
         squared@ += estimate@ * estimate@
+        group_squared[group_row[ra + U@] + U@] += estimate@ * estimate@  #:grouped
     mse_out[@, column] = squared@ / n_agents
+    for g in range(group_out.shape[1]):  #:grouped
+        group_out[@, g, column] = group_squared[np.uint64(g) * LANES + U@]  #:grouped
 
 
 @step
@@ -243,11 +251,14 @@ def kernel(
     # (t_first = 1 starts the run; a later call resumes it from the scratch arrays).
     half_width, sigma, degree, weight_params, one, block_scale, block_shift,
     per_agent_reset, global_reset, t_record, t_first, t_last,
-    # Outputs.
-    mse_out, diagnostics_out,
+    # Grouped panels only (``kernel_source(lanes, grouped=True)``): each agent's group per
+    # lane, premultiplied by LANES (``PanelSpec.agent_groups``).
+    group_row,
+    # Outputs (``group_out``: grouped panels only).
+    mse_out, diagnostics_out, group_out,
     # Scratch: the fields of Workspace.
     accepted, clock, noisy, error, error_next, set_size, weight_cap, flips, threshold,
-    pair_threshold, sample_sum, noise_sum,
+    pair_threshold, sample_sum, noise_sum, group_squared,
 ):
     """Algorithm 1 of seed 002 for one run and one lane group, steps t_first..t_last."""
     n_agents = sample_sum.shape[0]
@@ -271,7 +282,7 @@ def kernel(
                   global_reset, accepted, weight_cap, noisy, flips, clock, error, error_next)
         if t == t_record[next_record]:
             record_mse(t, next_record, indptr, neighbour_row, edge_row, one, sample_sum, accepted, set_size, error,
-                       mse_out)
+                       group_row, group_squared, mse_out, group_out)
             record_diagnostics(next_record, indptr, upper, edge_row, same, one, accepted, flips, diagnostics_out)
             next_record += 1
 '''
@@ -280,7 +291,7 @@ def kernel(
 PREFETCH_AHEAD = 4
 
 
-def kernel_source(lanes: int, mixed: bool = False, large: bool = False) -> str:
+def kernel_source(lanes: int, mixed: bool = False, large: bool = False, grouped: bool = False) -> str:
     """The kernel's Python source for ``lanes`` curves (lane lines unrolled).
 
     Lines tagged ``#:shared`` are the paper's panels (one law and sigma for all agents, one
@@ -290,9 +301,13 @@ def kernel_source(lanes: int, mixed: bool = False, large: bool = False) -> str:
     ``#:large`` lines replace them from ``kernel.LARGE_AGENTS`` agents, where the neighbour rows
     come from L3 or DRAM: the accepted-edge state as uint8 (12 bytes per edge instead of
     48; ``kernel.Workspace.allocate``) and software prefetch of the rows the agent
-    ``PREFETCH_AHEAD`` places on will read.  Everything else is one source for all.
+    ``PREFETCH_AHEAD`` places on will read.  ``#:grouped`` lines, kept only for panels
+    that record the MSE per group (``PanelSpec.groups``), sum each group's squared errors
+    at the recorded times: a panel without groups runs the kernel it always ran.
+    Everything else is one source for all.
     """
-    tags = {"#:mixed": mixed, "#:shared": not mixed, "#:large": large, "#:small": not large}
+    tags = {"#:mixed": mixed, "#:shared": not mixed, "#:large": large, "#:small": not large,
+            "#:grouped": grouped}
 
     def lane(text: str, c: int) -> str:
         return text.replace("U@", f"U{c}").replace("@", str(c))
@@ -347,9 +362,11 @@ def weights_source(weights) -> str:
     ]) + "\n"
 
 
-def kernel_module_source(lanes: int, mixed: bool = False, large: bool = False, rules=None, weights=None) -> str:
+def kernel_module_source(lanes: int, mixed: bool = False, large: bool = False, rules=None, weights=None,
+                         grouped: bool = False) -> str:
     """A Python module defining ``kernel``, the no-alias compiled kernel for ``lanes`` curves
-    (``mixed``: agents that differ; ``large``: the layout for large graphs; ``kernel_source``)
+    (``mixed``: agents that differ; ``large``: the layout for large graphs; ``grouped``: the
+    MSE per group too; ``kernel_source``)
     with the panel's decision ``rules`` compiled in (``dispatch_source``; default: the
     built-in ones, codes 0, 1, 2 for oracle, bernstein, optimistic) and its mixing
     ``weights`` (``weights_source``; default: the built-in ones, eq. (2) or Metropolis by
@@ -361,7 +378,8 @@ def kernel_module_source(lanes: int, mixed: bool = False, large: bool = False, r
     constants = "\n".join(f"U{c} = np.uint64({c})" for c in range(lanes))
     names = ", ".join(rule.name for rule in rules)
     return (
-        f'"""Generated by {package}.template.kernel_module_source({lanes}, mixed={mixed}, large={large}) '
+        f'"""Generated by {package}.template.kernel_module_source({lanes}, mixed={mixed}, large={large}, '
+        f'grouped={grouped}) '
         f'for the rules {names} and the weight rule {weights.function}: do not edit."""\n'
         "import numba\n"
         "import numpy as np\n"
@@ -375,6 +393,6 @@ def kernel_module_source(lanes: int, mixed: bool = False, large: bool = False, r
         f"LANES = np.uint64({lanes})\n{constants}\nPREFETCH_AHEAD = {PREFETCH_AHEAD}\n"
         + dispatch_source(rules)
         + weights_source(weights)
-        + kernel_source(lanes, mixed, large)
+        + kernel_source(lanes, mixed, large, grouped)
         + "kernel = jit_noalias(kernel, cache=CACHE, slp_vectorize=True)\n"
     )
