@@ -135,11 +135,13 @@ def panel_rows(table: pd.DataFrame) -> pd.DataFrame:
 
 def groups_as_curves(table: pd.DataFrame) -> pd.DataFrame:
     """A grouped table with each group's rows as a curve of its own, "<curve> [<group>]",
-    and no group columns (a sweep summarises them like any curve); any other table as it is."""
+    and no group columns (a sweep summarises them like any curve), but for a group that
+    holds every agent (a curve with one eps grouped by privacy: the panel again); any
+    other table as it is."""
     if "group" not in table.columns:
         return table
-    grouped = table["group"] != ALL_AGENTS
-    out = table.copy()
+    out = table[(table["group"] == ALL_AGENTS) | (table["group_share"] < 1.0)].copy()
+    grouped = out["group"] != ALL_AGENTS
     out.loc[grouped, "curve"] = out.loc[grouped, "curve"] + " [" + out.loc[grouped, "group"] + "]"
     return out.drop(columns=["group", "group_share"])
 

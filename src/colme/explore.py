@@ -1,7 +1,8 @@
 """Build a figure's tables from a configuration in-process, without Snakemake: for a
 notebook or a script exploring one figure.
 
-``figure_tables(config, figure)`` validates the configuration as the workflow does, then
+``figure_tables(config, figure)`` validates the configuration as the workflow does (a
+sweep's point can be named too: ``<sweep>__<key><value>``), then
 runs the same stages as its rules (instances, chunks, table: ``colme.stages``) in a
 temporary folder (or ``root``), and returns the figure's ``FigureTables``: the tidy
 table, the supplement, the covariance of the curves' means, the diagnostics and the
@@ -25,10 +26,9 @@ import tempfile
 from pathlib import Path
 
 from .aggregation import run_chunks
-from .config import resolve_figure
 from .engines import FigureTables
 from .errors import ConfigError
-from .expansion import validate_config
+from .expansion import expand_config
 from .registry import ENGINES, stage_params
 from .stages import makers, owner, result_path, write_chunk, write_instances
 
@@ -39,10 +39,14 @@ def figure_tables(config: dict, figure: str, root: str | Path | None = None) -> 
 
     Instance and chunk files go under ``root`` (kept) or a temporary folder (removed).
     """
-    validated = validate_config(copy.deepcopy(config))
-    if figure not in validated["figures"]:
-        raise ConfigError(f"unknown figure {figure!r}; configured figures: {sorted(validated['figures'])}")
-    settings = resolve_figure(validated, figure)
+    expansion = expand_config(copy.deepcopy(config))
+    if figure in expansion.figures:
+        settings = expansion.figures[figure]
+    elif figure in expansion.sweep_figures:  # a sweep's point
+        settings = expansion.sweep_figures[figure]
+    else:
+        raise ConfigError(f"unknown figure {figure!r}; configured figures: {sorted(expansion.figures)}, "
+                          f"sweep points: {sorted(expansion.sweep_figures)}")
     engine = ENGINES[settings["engine"]]
     if engine.source(settings) is not None or engine.base_figure(settings) is not None or (
         not engine.simulated and engine.table_inputs(figure, settings, lambda kind: []) != {}

@@ -148,42 +148,63 @@ def wrapped(title: str, width: int) -> str:
     return "\n".join(textwrap.fill(line, width) for line in title.splitlines())
 
 
-def axis_positions(values) -> tuple[list[float], list[str], bool]:
+def log_axis(values, scale: str = "auto") -> bool:
+    """Whether a sweep's axis is logarithmic: ``scale`` log, or auto with every finite value
+    > 0, or with values >= 0 whose positive ones span a decade or more."""
+    finite = sorted(float(v) for v in values if float(v) != float("inf"))
+    positive = [v for v in finite if v > 0]
+    if scale != "auto":
+        return scale == "log"
+    if not finite or finite[0] < 0:
+        return False
+    return finite[0] > 0 or (len(positive) > 1 and positive[-1] >= 10 * positive[0])
+
+
+def axis_positions(values, scale: str = "auto") -> tuple[list[float], list[str], bool]:
     """Where a sweep's axis values are drawn, their tick labels and whether the axis is
-    logarithmic (all finite values > 0).  +inf is drawn one step beyond the largest finite
-    value (the ratio of the last two, or 2), labelled with the infinity sign."""
+    logarithmic (``log_axis``).  +inf is drawn one step beyond the largest finite value
+    (the ratio of the last two, or 2), labelled with the infinity sign; on a log axis, 0 one
+    step below the smallest positive value (the ratio of the first two, or 10)."""
     values = [float(v) for v in values]
     finite = sorted(v for v in values if v != float("inf"))
-    log = bool(finite) and finite[0] > 0
+    log = log_axis(values, scale)
     if log:
-        step = finite[-1] / finite[-2] if len(finite) > 1 else 2.0
+        positive = [v for v in finite if v > 0] or [1.0]
+        step = finite[-1] / finite[-2] if len(finite) > 1 and finite[-2] > 0 else 2.0
         beyond = finite[-1] * step if finite else 1.0
+        below = positive[0] / (positive[1] / positive[0] if len(positive) > 1 else 10.0)
     else:
         beyond = (finite[-1] + (finite[-1] - finite[-2] if len(finite) > 1 else 1.0)) if finite else 1.0
-    positions = [beyond if v == float("inf") else v for v in values]
+        below = 0.0
+    positions = [beyond if v == float("inf") else below if v == 0 else v for v in values]
     labels = ["∞" if v == float("inf") else f"{v:g}" for v in values]
     return positions, labels, log
 
 
-def draw_sweep_lines(table: pd.DataFrame, key: str, meta: dict, margins: list, title: str, pdf, png) -> None:
-    """A one-axis sweep: the summary ``y`` of each curve against the swept value, simulated
-    curves with +-2 se bands, closed-form curves (Local, Ideal, Theorem 1) dashed, and the
-    predicted boundaries (where a closed-form curve or an engine margin crosses Local)."""
+def draw_sweep_lines(table: pd.DataFrame, key: str, meta: dict, margins: list, title: str, pdf, png,
+                     scale: str = "auto") -> None:
+    """A one-axis sweep: the summary ``y`` of each curve against the swept value (on the
+    axis ``scale``, ``axis_positions``), simulated curves with +-2 se bands, closed-form
+    curves (Local, Ideal, Theorem 1) dashed, and the predicted boundaries (where a
+    closed-form curve or an engine margin crosses Local)."""
     sns.set_theme(style="whitegrid", context="paper")
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
     simulated = [c for c in dict.fromkeys(table.loc[table["kind"] == "simulated", "curve"])]
     colours = palette(simulated)
     analytic = [c for c in dict.fromkeys(table.loc[table["kind"] != "simulated", "curve"])]
+    values = sorted(table[key].unique())
+    x, labels, log = axis_positions(values, scale)
+    position = dict(zip(values, x, strict=True))  # from every value: where 0 and inf go
     for curve in simulated + analytic:
         rows = table[table["curve"] == curve].sort_values(key)
-        x, labels, log = axis_positions(rows[key])
+        x = [position[v] for v in rows[key]]
         if curve in colours:
             ax.plot(x, rows["y"], "o-", color=colours[curve], lw=1.3, ms=3.5, label=curve)
             ax.fill_between(x, rows["y_lo"], rows["y_hi"], color=colours[curve], alpha=0.18, lw=0)
         else:
             colour, line = BENCHMARK_STYLES.get(curve.lower(), ("0.3", ":"))
             ax.plot(x, rows["y"], line, color=colour, lw=1.3, label=curve)
-    x, labels, log = axis_positions(sorted(table[key].unique()))
+    x, labels, log = axis_positions(values, scale)
     boundaries = [m for m in margins if m["quantity"].startswith("boundary") or
                   (m["quantity"] == "crosses Local" and m["curve"] in analytic)]
     for index, mark in enumerate(m for m in boundaries if m["where"] == "at"):

@@ -71,8 +71,10 @@ def oracle_expected_mse(
     t_record: np.ndarray,
     component_sizes: np.ndarray,
     weight_offset: float = 1.0,
+    per_agent: bool = False,
 ) -> np.ndarray:
-    """Exact E[average MSE] of Algorithm 1 with the oracle rule at the times ``t_record``.
+    """Exact E[average MSE] of Algorithm 1 with the oracle rule at the times ``t_record``
+    (``per_agent``: each agent's E[MSE], (len(t_record), M), whose mean is the average).
 
     Propagates the mean m_t = alpha_t W m_{t-1} (m_0 = -mu) and the covariances
     P_t = Cov(e_t), Q_t = E[e_t S_t^T] of the recursion in the module docstring:
@@ -101,7 +103,7 @@ def oracle_expected_mse(
     cov = np.zeros((n_agents, n_agents))
     cross = np.zeros((n_agents, n_agents))
     fallback = np.asarray(component_sizes) <= 2
-    out = np.empty(len(t_record))
+    out = np.empty((len(t_record), n_agents))
     next_record = 0
     for t in range(1, t_max + 1):
         step = alpha[t]
@@ -115,7 +117,6 @@ def oracle_expected_mse(
         cross = gain * t * variance + step * mixed_cross
         mean = step * (weights @ mean + drift)
         if t == t_record[next_record]:
-            per_agent = np.where(fallback, sigma**2 / t, np.diag(cov) + mean**2)
-            out[next_record] = per_agent.mean()
+            out[next_record] = np.where(fallback, sigma**2 / t, np.diag(cov) + mean**2)
             next_record += 1
-    return out
+    return out if per_agent else out.mean(axis=1)

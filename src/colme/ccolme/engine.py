@@ -17,7 +17,7 @@ from ..timegrid import figure_grid
 from ..user_code import with_digest
 from .choices import CHOICES, ccolme_population_choices, graph_choice
 from .decision_rules import BUILTIN, builtin_rules, user_rule
-from .spec import DIAGNOSTICS, Curve, PanelSpec, default_degree_bands
+from .spec import DIAGNOSTICS, Curve, PanelSpec, default_degree_bands, default_neighbour_bands
 from .tables import bound_table, curve_fields, theorem1_frames
 from .weight_rules import max_set_size, user_weights
 
@@ -75,11 +75,12 @@ class ConsensusEngine(SimulatedEngine):
         """Degree bands strictly increasing and only with groups by degree; ``draw_groups``
         names rules of the figure and needs groups."""
         groups = settings.get("groups") or {}
-        bands = groups.get("degree_bands") or []
-        if bands and "degree" not in groups.get("by", []):
-            raise ConfigError(f"{where}.groups.degree_bands={bands}: bands need groups.by to include 'degree'")
-        if any(b >= c for b, c in zip(bands, bands[1:], strict=False)):
-            raise ConfigError(f"{where}.groups.degree_bands={bands}: cut points must increase strictly")
+        for key, grouping in (("degree_bands", "degree"), ("neighbour_bands", "private_neighbours")):
+            bands = groups.get(key) or []
+            if bands and grouping not in groups.get("by", []):
+                raise ConfigError(f"{where}.groups.{key}={bands}: bands need groups.by to include {grouping!r}")
+            if any(b >= c for b, c in zip(bands, bands[1:], strict=False)):
+                raise ConfigError(f"{where}.groups.{key}={bands}: cut points must increase strictly")
         drawn = settings.get("draw_groups") or []
         if drawn and not groups.get("by"):
             raise ConfigError(f"{where}.draw_groups={drawn}: there are no groups to draw; set {where}.groups.by "
@@ -129,9 +130,11 @@ class ConsensusEngine(SimulatedEngine):
         params.pop("draw_groups", None)  # drawing only (``drawing_options``)
         groups = params.pop("groups", None) or {}
         if groups.get("by"):  # none: the params of before groups, bit for bit
-            params["groups"] = {"by": list(groups["by"]), **(
-                {"degree_bands": list(groups.get("degree_bands") or default_degree_bands(settings["n_agents"]))}
-                if "degree" in groups["by"] else {})}
+            params["groups"] = {"by": list(groups["by"])}
+            for grouping, bands, default in (("degree", "degree_bands", default_degree_bands),
+                                             ("private_neighbours", "neighbour_bands", default_neighbour_bands)):
+                if grouping in groups["by"]:
+                    params["groups"][bands] = list(groups.get(bands) or default(settings["n_agents"]))
         params.pop("decision_rules", None)
         used = self.user_rules(settings)
         if used:  # the rules' files enter by their digests: an edit reruns exactly their figures
@@ -225,6 +228,7 @@ class ConsensusEngine(SimulatedEngine):
             weight_rule=self.weight_rule(params, check=False),
             groups=tuple((params.get("groups") or {}).get("by", ())),
             degree_bands=tuple((params.get("groups") or {}).get("degree_bands", ())),
+            neighbour_bands=tuple((params.get("groups") or {}).get("neighbour_bands", ())),
         )
 
     def run_kernel(self, spec, params, instances, generators, diagnostics, progress):

@@ -240,7 +240,6 @@ def simulate_runs(
             "key": np.uint64(run_key(generators[run])),
             "degree": run_degree(spec, len(run_edges)),
         }
-        degrees = np.diff(indptr)
         ranks = None if privacy_ranks is None else privacy_ranks[run]
         for first in range(0, padded, lanes):
             group = slice(first, first + lanes)
@@ -252,7 +251,7 @@ def simulate_runs(
             curves = {name: value[group].copy() for name, value in params.items()}
             group_curves = padded_curves[group]
             if grouped:
-                agent_groups = np.stack([spec.agent_groups(c, classes[run], ranks, degrees) for c in group_curves],
+                agent_groups = np.stack([spec.agent_groups(c, classes[run], ranks, indptr, neighbours) for c in group_curves],
                                         axis=1)
                 curves["group_row"] = (agent_groups * lanes).astype(np.uint64).reshape(-1)
                 counts[run, group] = [np.bincount(g, minlength=n_groups) for g in agent_groups.T]

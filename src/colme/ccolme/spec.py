@@ -25,8 +25,9 @@ DIAGNOSTICS = ("same-class edges rejected", "other-class edges accepted", "agent
 
 #: What a figure's agents can be grouped by (``groups.by``; their product when several):
 #: the class, the privacy level of a mix (one group per level; a curve with one eps has
-#: one), the degree band (``degree_bands``: on irregular graphs).
-GROUPINGS = ("class", "privacy", "degree")
+#: one), the degree band (``degree_bands``: on irregular graphs) and the band of the count
+#: of neighbours more private than the agent (smaller eps; ``neighbour_bands``).
+GROUPINGS = ("class", "privacy", "degree", "private_neighbours")
 
 
 def default_degree_bands(n_agents: int) -> tuple[int, ...]:
@@ -38,15 +39,26 @@ def default_degree_bands(n_agents: int) -> tuple[int, ...]:
     return tuple(cuts)
 
 
-def degree_band_labels(cuts) -> list[str]:
-    """Labels of the bands the cut points make: "degree < c1", "degree c1-c2-1", ...,
-    "degree >= ck" (one band, "any degree", without cut points)."""
+def band_labels(cuts, what: str = "degree") -> list[str]:
+    """Labels of the bands the cut points make: "degree < c1" ("degree 0" for c1 = 1),
+    "degree c1-c2-1" ("degree c1" for a band of one), ..., "degree >= ck" (one band, "any
+    degree", without cut points)."""
     if not cuts:
-        return ["any degree"]
-    labels = [f"degree < {cuts[0]}"]
+        return [f"any {what}"]
+    labels = [f"{what} 0" if cuts[0] == 1 else f"{what} < {cuts[0]}"]
     for low, high in zip(cuts, cuts[1:], strict=False):
-        labels.append(f"degree {low}" if high == low + 1 else f"degree {low}-{high - 1}")
-    return labels + [f"degree >= {cuts[-1]}"]
+        labels.append(f"{what} {low}" if high == low + 1 else f"{what} {low}-{high - 1}")
+    return labels + [f"{what} >= {cuts[-1]}"]
+
+
+#: The ``private_neighbours`` groups' name in their labels ("more-private neighbours 2-3").
+MORE_PRIVATE = "more-private neighbours"
+
+
+def default_neighbour_bands(n_agents: int) -> tuple[int, ...]:
+    """Cut points 1, 2, 4, 8, ... below ``n_agents``: none, 1, 2-3, 4-7, ... more-private
+    neighbours."""
+    return (1, *default_degree_bands(n_agents))
 
 
 def eps_text(eps: float) -> str:
@@ -120,11 +132,13 @@ class PanelSpec:
     groups: tuple[str, ...] = ()
     #: Cut points of the degree bands (``groups`` by degree).
     degree_bands: tuple[int, ...] = ()
+    #: Cut points of the bands of more-private neighbours (``groups`` by private_neighbours).
+    neighbour_bands: tuple[int, ...] = ()
 
     def group_shape(self) -> tuple[int, ...]:
         """Groups per grouping of ``groups``, in its order (a group's index is mixed radix)."""
         counts = {"class": self.population.n_classes, "privacy": self.n_levels,
-                  "degree": len(self.degree_bands) + 1}
+                  "degree": len(self.degree_bands) + 1, "private_neighbours": len(self.neighbour_bands) + 1}
         return tuple(counts[grouping] for grouping in self.groups)
 
     @property
@@ -133,14 +147,25 @@ class PanelSpec:
         return int(np.prod(self.group_shape())) if self.groups else 0
 
     def agent_groups(self, curve: Curve, classes: np.ndarray, ranks: np.ndarray | None,
-                     degrees: np.ndarray) -> np.ndarray:
-        """Each agent's group (M,) on ``curve`` in one run: its class, its privacy level in
-        the curve's mix (``Curve.agent_levels`` of the run's privacy ``ranks``; level 0 on a
-        curve with one eps) and its degree band, combined in ``groups``' order."""
+                     indptr: np.ndarray, neighbours: np.ndarray) -> np.ndarray:
+        """Each agent's group (M,) on ``curve`` in one run (graph in CSR, ``indptr`` and
+        ``neighbours``): its class, its privacy level in the curve's mix
+        (``Curve.agent_levels`` of the run's privacy ``ranks``; level 0 on a curve with one
+        eps), its degree band and its band of neighbours with a smaller eps than its own,
+        combined in ``groups``' order."""
+        levels = curve.agent_levels(np.zeros(len(classes), dtype=np.int64) if ranks is None else ranks)
+
+        def more_private() -> np.ndarray:
+            eps = np.asarray(curve.levels(self.n_levels))[levels]
+            heads = np.repeat(np.arange(len(classes)), np.diff(indptr))
+            counts = np.bincount(heads[eps[neighbours] < eps[heads]], minlength=len(classes))
+            return np.searchsorted(np.asarray(self.neighbour_bands), counts, side="right")
+
         parts = {
             "class": lambda: classes.astype(np.int64),
-            "privacy": lambda: curve.agent_levels(np.zeros(len(classes), dtype=np.int64) if ranks is None else ranks),
-            "degree": lambda: np.searchsorted(np.asarray(self.degree_bands), degrees, side="right"),
+            "privacy": lambda: levels,
+            "degree": lambda: np.searchsorted(np.asarray(self.degree_bands), np.diff(indptr), side="right"),
+            "private_neighbours": more_private,
         }
         index = np.zeros(len(classes), dtype=np.int64)
         for grouping, count in zip(self.groups, self.group_shape(), strict=True):
@@ -154,7 +179,8 @@ class PanelSpec:
         names = {
             "class": [f"class {c}" for c in range(self.population.n_classes)],
             "privacy": [f"eps={eps_text(eps)}" for eps in curve.levels(self.n_levels)],
-            "degree": degree_band_labels(self.degree_bands),
+            "degree": band_labels(self.degree_bands),
+            "private_neighbours": band_labels(self.neighbour_bands, MORE_PRIVATE),
         }
         labels = [""]
         for grouping in self.groups:

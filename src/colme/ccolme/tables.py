@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..aggregation import analytic_frame, concatenate_runs, mean_se, pooled_mean_se
+from ..graphs import csr_neighbours, valid_edges
 from ..populations import component_labels
 from ..privacy import laplace_sigma_dp
 from .closed_forms import ALPHA_FACTOR, corollary1_terms, theorem1_coefficient
@@ -65,11 +66,12 @@ def theorem1_group_frames(spec: PanelSpec, t: np.ndarray, instances: list[dict])
     if not privacy:
         return []
     classes = concatenate_runs(instances, "classes")
-    edges = concatenate_runs(instances, "edges")
+    # per run, each without its padding (chunks pad their runs' edge lists to their own longest)
+    edges = [valid_edges(e) for part in sorted(instances, key=lambda p: int(p["runs"][0])) for e in part["edges"]]
     sizes = concatenate_runs(instances, "component_sizes")
     ranks = concatenate_runs(instances, "privacy_ranks") if "privacy_ranks" in instances[0] else None
     n_runs, n_agents = classes.shape
-    degrees = [np.bincount(e[e[:, 0] >= 0].reshape(-1), minlength=n_agents) for e in edges]
+    graphs = [csr_neighbours(e, n_agents) for e in edges]
     frames = []
     for curve in privacy:
         terms = np.stack([
@@ -84,7 +86,7 @@ def theorem1_group_frames(spec: PanelSpec, t: np.ndarray, instances: list[dict])
                           .assign(**fields))
         if not spec.groups:
             continue
-        groups = np.stack([spec.agent_groups(curve, classes[r], None if ranks is None else ranks[r], degrees[r])
+        groups = np.stack([spec.agent_groups(curve, classes[r], None if ranks is None else ranks[r], *graphs[r])
                            for r in range(n_runs)])
         for group, label in enumerate(spec.group_labels(curve)):
             members = groups == group

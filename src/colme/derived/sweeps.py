@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..aggregation import groups_as_curves
 from ..engines import NO_DIAGNOSTICS, NO_PAIRS, FigureTables, check_names_figure
 from ..errors import ConfigError
 from ..provenance import table_provenance
@@ -62,9 +63,59 @@ def value_token(value) -> str:
 
 
 def point_name(sweep: str, coordinates: dict) -> str:
-    """``<sweep>__<key><value>...``, one part per axis (dots of a key become underscores)."""
-    parts = [f"{key.replace('.', '_')}{value_token(value)}" for key, value in coordinates.items()]
+    """``<sweep>__<key><value>...``, one part per axis (dots of a key become underscores; a
+    key ending in a list index is followed by one more: privacy_mixes_0_shares_0_0p3)."""
+    parts = [f"{key.replace('.', '_')}{'_' if key[-1].isdigit() else ''}{value_token(value)}"
+             for key, value in coordinates.items()]
     return "__".join([sweep, *parts])
+
+
+#: Lists whose entries sum to 1 (dotted keys, list indices as ``N``): a point that sets some
+#: of a list's entries (an axis and its ``with``) gets the others rescaled in proportion, so
+#: the list still sums to 1 (``rescale_simplices``; said in the sweep's choices).
+SIMPLEX_LISTS = ("population.probabilities", "privacy_mixes.N.shares")
+
+
+def key_parts(key: str) -> list:
+    """A dotted key's parts, list indices as ints: privacy_mixes.0.shares.1 -> [..., 0, ..., 1]."""
+    return [int(part) if part.isdigit() else part for part in key.split(".")]
+
+
+def lookup(settings, key: str):
+    """The value at a dotted ``key`` (list indices allowed), None where there is none."""
+    target = settings
+    for part in key_parts(key):
+        if isinstance(part, int):
+            if not isinstance(target, list) or not 0 <= part < len(target):
+                return None
+        elif not isinstance(target, dict) or part not in target:
+            return None
+        target = target[part]
+    return target
+
+
+def simplex_of(key: str) -> str | None:
+    """The list of ``SIMPLEX_LISTS`` whose entry ``key`` is (its dotted key), if any."""
+    parent, _, index = key.rpartition(".")
+    pattern = re.sub(r"\.\d+(?=\.|$)", ".N", parent)
+    return parent if index.isdigit() and pattern in SIMPLEX_LISTS else None
+
+
+def simplex_note(simplex: str) -> str:
+    """The choice a sweep states when it rescales a list's entries (``rescale_simplices``)."""
+    return (f"{simplex}: the entries a point does not set are rescaled in proportion so that the list "
+            "still sums to 1")
+
+
+def rescaled_simplices(settings: dict) -> list[str]:
+    """The lists of ``SIMPLEX_LISTS`` some point of the sweep sets only part of."""
+    touched: dict[str, set] = {}
+    for axis in settings["axes"]:
+        for key in [axis["key"], *axis.get("with", {})]:
+            simplex = simplex_of(key)
+            if simplex is not None:
+                touched.setdefault(simplex, set()).add(int(key.rpartition(".")[2]))
+    return sorted(touched)
 
 
 def axis_assignments(axis: dict) -> list[dict]:
@@ -134,14 +185,55 @@ def lane_rows(frame: pd.DataFrame, key: str | None, value) -> pd.DataFrame:
 
 
 def _assign(target: dict, key: str, value) -> None:
-    """Set a dotted ``key`` in ``target``; a scalar given for a list-valued key (a figure's
-    ``eps`` list, one curve per value) becomes a one-element list."""
-    *parents, leaf = key.split(".")
+    """Set a dotted ``key`` in ``target`` (a list entry by its index: privacy_mixes.0.shares.1);
+    a scalar given for a list-valued key (a figure's ``eps`` list, one curve per value)
+    becomes a one-element list."""
+    *parents, leaf = key_parts(key)
     for part in parents:
-        target = target.setdefault(part, {})
+        target = target[part] if isinstance(part, int) else target.setdefault(part, {})
+    if isinstance(leaf, int):
+        target[leaf] = copy.deepcopy(value)
+        return
     if isinstance(target.get(leaf), list) and not isinstance(value, list):
         value = [value]
     target[leaf] = copy.deepcopy(value)
+
+
+def rescale_simplices(settings: dict, assigned) -> None:
+    """In the lists of ``SIMPLEX_LISTS`` that a point sets only part of (``assigned``: the
+    keys it sets), rescale the other entries in proportion so that the list sums to 1 (a
+    list whose set entries exceed 1 is left for validation to refuse, naming it)."""
+    touched: dict[str, set] = {}
+    for key in assigned:
+        simplex = simplex_of(key)
+        if simplex is not None:
+            touched.setdefault(simplex, set()).add(int(key.rpartition(".")[2]))
+    for simplex, indices in touched.items():
+        values = lookup(settings, simplex)
+        others = [i for i in range(len(values)) if i not in indices]
+        rest = sum(values[i] for i in others)
+        left = 1.0 - sum(values[i] for i in indices)
+        if not others or left < 0:
+            continue
+        if rest <= 0:
+            raise ConfigError(f"{simplex}: the entries {others} the sweep does not set sum to 0, so they cannot be "
+                              f"rescaled to {left:g}; set them along the axis with `with`")
+        for i in others:
+            values[i] = values[i] * left / rest
+
+
+def _materialize_list(target: dict, key: str, base: dict) -> None:
+    """Before a point sets a list entry, the list itself where the written configuration
+    leaves it to a default (the resolved base's: its class means; equally likely classes
+    for population.probabilities)."""
+    parent = key.rpartition(".")[0]
+    if not key.rpartition(".")[2].isdigit() or isinstance(lookup(target, parent), list):
+        return
+    value = lookup(base, parent)
+    if value is None and parent == "population.probabilities":
+        value = [1.0 / len(base["population"]["means"])] * len(base["population"]["means"])
+    if value is not None:
+        _assign(target, parent, list(value))
 
 
 def global_settings(config: dict) -> dict:
@@ -150,15 +242,21 @@ def global_settings(config: dict) -> dict:
     return {key: copy.deepcopy(setting) for key, setting in config.items() if key not in ("figures", "targets")}
 
 
-def point_config(config: dict, sweep: dict, point: dict, global_keys) -> dict:
+def point_config(config: dict, sweep: dict, point: dict, global_keys, base: dict | None = None) -> dict:
     """A configuration holding one point as its only figure: the base's entry with the
     sweep's ``set`` and the point's values applied (keys the figure does not have, such as
-    ``population.sigma``, at the top level)."""
+    ``population.sigma``, at the top level; a list entry's list taken from the resolved
+    ``base`` settings where the configuration leaves it to a default), the other entries
+    of a list that sums to 1 rescaled (``rescale_simplices``)."""
     trial = global_settings(config)
     entry = copy.deepcopy(config["figures"][sweep["base"]])
     for key, value in [*sweep["set"].items(), *point["set"].items()]:
         head = key.split(".")[0]
-        _assign(trial if head in global_keys and head not in entry else entry, key, value)
+        target = trial if head in global_keys and head not in entry else entry
+        _materialize_list(target, key, base or {})
+        _assign(target, key, value)
+    for target in (entry, trial):
+        rescale_simplices(target, [key for key in point["set"] if lookup(target, key) is not None])
     trial["figures"] = {point["name"]: entry}
     return trial
 
@@ -172,11 +270,18 @@ def summary_time(summary: dict, t_max: int) -> int:
 
 def curve_label(curve: str, keys) -> str:
     """A point curve's name in the sweep: without the ``<key>=<value>`` of any swept key
-    (``oracle eps=0.5`` on an eps axis is the sweep's ``oracle``)."""
+    (``oracle eps=0.5`` on an eps axis is the sweep's ``oracle``); a swept mix share drops
+    the mix's percentages (``eps=1:30%,inf:70%`` -> ``eps=1,inf``), another swept mix entry
+    the whole mix (``eps=mix``); a group's label (``[...]``, ``groups_as_curves``) is kept."""
+    curve, bracket, group = curve.partition(" [")
     for key in keys:
-        leaf = re.escape(key.split(".")[-1])
+        if key.startswith("privacy_mixes."):
+            curve = (re.sub(r":[^,\s]+%", "", curve) if ".shares." in key
+                     else re.sub(r"\beps=\S*%\S*", "eps=mix", curve))
+            continue
+        leaf = re.escape(next(part for part in reversed(key_parts(key)) if isinstance(part, str)))
         curve = re.sub(rf"\s*\b{leaf}=\S+", "", curve)
-    return curve.strip()
+    return curve.strip() + bracket + group
 
 
 def summarise(table: pd.DataFrame, summary: dict, t_max: int) -> pd.DataFrame:
@@ -287,6 +392,16 @@ class SweepEngine(DerivedEngine):
     def base_figure(self, settings):
         return settings["base"]
 
+    def numeric_params(self, settings):
+        """The settings but the axes' ``scale`` (drawing only: ``drawing_options``)."""
+        params = super().numeric_params(settings)
+        params["axes"] = [{key: value for key, value in axis.items() if key != "scale"} for axis in params["axes"]]
+        return params
+
+    def drawing_options(self, settings):
+        scales = [axis.get("scale", "auto") for axis in settings["axes"]]
+        return {"scales": scales} if any(scale != "auto" for scale in scales) else {}
+
     def generated_figures(self, settings, name, config, base):
         """The simulated figures the sweep builds (``sweep_figures``: its points, or its
         lanes figures), after its axes are checked against the base figure's settings."""
@@ -296,7 +411,7 @@ class SweepEngine(DerivedEngine):
         self._check_lanes(settings["axes"], where, self.engines[base["engine"]])
         global_keys = set(config) - {"figures", "targets"}
         return [
-            {**built, "config": point_config(config, settings, built, global_keys)}
+            {**built, "config": point_config(config, settings, built, global_keys, base)}
             for built in sweep_figures(settings, name)
         ]
 
@@ -350,24 +465,25 @@ class SweepEngine(DerivedEngine):
 
     @staticmethod
     def _check_axis(axis, where, base_settings):
-        def current(key):
-            target = base_settings
-            for part in key.split("."):
-                if not isinstance(target, dict) or part not in target:
-                    return None
-                target = target[part]
-            return target
-
+        population = base_settings["population"]
+        if population.get("probabilities") is None:  # equally likely classes: an entry can still be swept
+            base_settings = {**base_settings, "population": {
+                **population, "probabilities": [1.0 / len(population["means"])] * len(population["means"])}}
         for key in [axis["key"], *axis.get("with", {})]:
-            value = current(key)
-            allowed = sorted(
-                k for k, v in base_settings.items()
-                if k not in ("engine", "title", "stream") and _numeric(v)
-            ) + sorted(f"population.{k}" for k, v in base_settings["population"].items() if _numeric(v))
+            value = lookup(base_settings, key)
             if value is None or not _numeric(value):
+                allowed = sorted(
+                    k for k, v in base_settings.items()
+                    if k not in ("engine", "title", "stream") and _numeric(v)
+                ) + sorted(f"population.{k}" for k, v in base_settings["population"].items() if _numeric(v))
+                entries = [path for path in _entry_paths(base_settings) if path.split(".")[0] not in ("groups",)]
                 raise ConfigError(
-                    f"{where}.key={key!r}: not a numeric key of the base figure; numeric keys: {allowed}"
+                    f"{where}.key={key!r}: not a numeric key of the base figure; numeric keys: {allowed}; "
+                    f"list entries: {entries}"
                 )
+        if axis.get("scale") == "log" and min(axis["values"]) < 0:
+            raise ConfigError(f"{where}.scale='log': the values {axis['values']} include negatives; "
+                              "allowed scales: auto, linear, log (values >= 0; 0 drawn a step below the smallest)")
         for key, values in axis.get("with", {}).items():
             if len(values) != len(axis["values"]):
                 raise ConfigError(
@@ -393,7 +509,7 @@ class SweepEngine(DerivedEngine):
         for built, path, meta, supplement in zip(figures, inputs["tables"], metas, inputs["supplements"],
                                                  strict=True):
             # exact floats: a lanes figure's rows are split by their eps, compared with ==
-            table = pd.read_csv(path, float_precision="round_trip")
+            table = groups_as_curves(pd.read_csv(path, float_precision="round_trip"))
             supplement = pd.read_csv(supplement, float_precision="round_trip")
             for point in built["points"]:
                 settings = copy.deepcopy(meta["settings"])
@@ -427,7 +543,8 @@ class SweepEngine(DerivedEngine):
             "simulated_figures": [f["name"] for f in figures],
             "summary": params["summary"],
             "base": params["base"],
-            "interpretations": sorted({i for m in metas for i in m.get("interpretations", [])}),
+            "interpretations": sorted({i for m in metas for i in m.get("interpretations", [])})
+            + [simplex_note(simplex) for simplex in rescaled_simplices(params)],
             "margins": supplement.astype(object).where(supplement.notna(), None).to_dict(orient="records"),
         }
         return FigureTables(table, supplement, NO_PAIRS, NO_DIAGNOSTICS, provenance)
@@ -467,9 +584,10 @@ class SweepEngine(DerivedEngine):
         from ..plotting import draw_heatmaps, draw_sweep_lines  # lazy: matplotlib, only where a figure is drawn
 
         keys = [axis["key"] for axis in meta["settings"]["axes"]]
+        scales = meta.get("drawing", {}).get("scales", ["auto"] * len(keys))
         supplement = meta["margins"]
         if len(keys) == 1:
-            draw_sweep_lines(table, keys[0], meta, supplement, title, pdf, png)
+            draw_sweep_lines(table, keys[0], meta, supplement, title, pdf, png, scales[0])
         else:
             draw_heatmaps(table, keys, meta, supplement, title, pdf, png)
 
@@ -480,6 +598,18 @@ class SweepEngine(DerivedEngine):
 
     def figure_interpretations(self, settings):
         return self.engines[settings["draws_as"]].interpretations
+
+
+def _entry_paths(settings, prefix: str = "", inside_list: bool = False) -> list[str]:
+    """The dotted keys of the numeric entries of lists (and of mappings in lists) in
+    ``settings``: eps.0, population.means.1, privacy_mixes.0.shares.0, ..."""
+    if isinstance(settings, dict):
+        return [path for key, value in settings.items()
+                for path in _entry_paths(value, f"{prefix}{key}.", inside_list)]
+    if isinstance(settings, list):
+        return [path for index, value in enumerate(settings)
+                for path in _entry_paths(value, f"{prefix}{index}.", True)]
+    return [prefix[:-1]] if inside_list and _numeric(settings) else []
 
 
 def _numeric(value) -> bool:
