@@ -10,7 +10,8 @@ of ``--repeat``), so other load on a shared machine disturbs them less than wall
 interleaved, and prints the ratio.  Each line also gives the mixed kernel's rate on the
 same panel (every curve a 100% privacy mix at its eps: the same numbers through the
 variant that serves per-class laws and privacy mixes, ``kernel_source(mixed=True)``) and
-its ratio to the shared kernel.  Usage:
+its ratio to the shared kernel, and the grouped kernel's (the MSE also recorded per class,
+``kernel_source(grouped=True)``, ``groups: {by: [class]}``) and its ratio.  Usage:
 
     python benchmarks/bench_consensus.py [--t-max 3000] [--runs 2] [--dtypes float32 float64]
         [--baseline d3a38a9]
@@ -68,11 +69,20 @@ def mixed_panel(spec: PanelSpec) -> PanelSpec:
     return PanelSpec(n_agents=spec.n_agents, degree=spec.degree, curves=curves, t_record=spec.t_record)
 
 
+def grouped_panel(spec: PanelSpec) -> PanelSpec:
+    """The same panel recording the MSE per class too (the grouped kernel)."""
+    return PanelSpec(n_agents=spec.n_agents, degree=spec.degree, curves=spec.curves, t_record=spec.t_record,
+                     groups=("class",))
+
+
 def cpu_seconds(module, spec, classes, edges, dtype) -> float:
     generators = [run_generator(1, "bench", r, "data") for r in range(classes.shape[0])]
-    mixed = {"privacy_ranks": np.tile(np.arange(200), (classes.shape[0], 1))} if spec.mixed else {}
+    extra = {"privacy_ranks": np.tile(np.arange(200), (classes.shape[0], 1))} if spec.mixed else {}
+    if getattr(spec, "groups", ()):
+        shape = (classes.shape[0], len(spec.curves), spec.n_groups)
+        extra |= {"group_sums": np.empty((*shape, len(spec.t_record))), "group_counts": np.empty(shape, np.int64)}
     start = time.process_time()
-    module.simulate_runs(spec, classes, edges, generators, dtype, **mixed)
+    module.simulate_runs(spec, classes, edges, generators, dtype, **extra)
     return time.process_time() - start
 
 
@@ -109,12 +119,15 @@ def main() -> None:
                 warm = panel(degree, 5, module)
                 cpu_seconds(module, warm, classes[:1], edges[:1], dtype)
             cpu_seconds(consensus, mixed_panel(panel(degree, 5)), classes[:1], edges[:1], dtype)
+            cpu_seconds(consensus, grouped_panel(panel(degree, 5)), classes[:1], edges[:1], dtype)
             for _ in range(args.repeat):
                 for name, module in modules.items():
                     seconds = cpu_seconds(module, panel(degree, args.t_max, module), classes, edges, dtype)
                     best[name] = min(best.get(name, math.inf), seconds)
                 seconds = cpu_seconds(consensus, mixed_panel(panel(degree, args.t_max)), classes, edges, dtype)
                 best["mixed"] = min(best.get("mixed", math.inf), seconds)
+                seconds = cpu_seconds(consensus, grouped_panel(panel(degree, args.t_max)), classes, edges, dtype)
+                best["grouped"] = min(best.get("grouped", math.inf), seconds)
             updates = 200 * degree * 12 * args.t_max * args.runs
             rate = updates / best["this"]
             paper_updates = 200 * degree * 12 * PAPER_T_MAX * PAPER_RUNS
@@ -123,6 +136,7 @@ def main() -> None:
                     f"paper fidelity ({PAPER_RUNS} runs, t_max={PAPER_T_MAX}) on {args.cores} "
                     f"cores: {hours[dtype_name, degree]:.2f} h")
             line += f"; mixed kernel {updates / best['mixed']:.3e} (x{best['this'] / best['mixed']:.2f})"
+            line += f"; grouped kernel {updates / best['grouped']:.3e} (x{best['this'] / best['grouped']:.2f})"
             if args.baseline:
                 base = updates / best[args.baseline]
                 line += f"; {args.baseline}: {base:.3e} (x{rate / base:.2f})"

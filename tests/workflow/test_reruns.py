@@ -50,6 +50,8 @@ FIGURE_KEYS = {
         "privacy_mixes": "simulate", "population": "simulate",  # a law: see POPULATION_EDITS
         "decision_rules": None, "weight_rule": "simulate",  # a rule declared but not drawn: no number
         "stream": "simulate",  # another figure's draws: its (existing) instance file, new chunks
+        "groups": "simulate",  # the grouped kernel records per group (the panel rows stay as they are)
+        "draw_groups": "simulate",  # with its companion groups (alone: the figure only, tests/ccolme/test_groups.py)
         "title": "figure",
     },
     "private_colme": {
@@ -180,7 +182,7 @@ def other_value(schema: dict, value):
 
 
 #: Edits that need a companion edit to stay valid (eq. (21) as printed is drawn for RR only).
-COMPANIONS = {"pm2_variance": {"schedules": ["rr"]}}
+COMPANIONS = {"pm2_variance": {"schedules": ["rr"]}, "draw_groups": {"groups": {"by": ["class"]}}}
 #: The same, for a figure shipped with a value that constrains the edited key: adding rRR to
 #: a figure drawn with eq. (21) as printed needs pm2_variance: mechanism (both are "table" keys).
 FIGURE_COMPANIONS = {("schedules", "pm2_variance", "as_printed"): {"pm2_variance": "mechanism"}}
@@ -212,6 +214,13 @@ def leaf_cases():
                 continue
             if key == "privacy_mixes":
                 yield figure, key, ("figures", figure, key), [{"eps": [1, math.inf], "shares": [0.2, 0.8]}]
+                continue
+            if key == "groups":
+                yield figure, key, ("figures", figure, key), {"by": ["class"]}
+                continue
+            if key == "draw_groups":  # with groups (COMPANIONS); a rule its derived figures draw too
+                rules = settings["rules"]
+                yield figure, key, ("figures", figure, key), ["bernstein"] if "bernstein" in rules else rules[:1]
                 continue
             if key == "rules" and settings["engine"] == "ccolme":  # a built-in rule it lacks, else one fewer
                 missing = [rule for rule in BUILTIN_RULES if rule not in settings["rules"]]
