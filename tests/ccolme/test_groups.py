@@ -2,6 +2,7 @@
 group and per mix, and the in-process entry point that builds them (``colme.explore``)."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -26,7 +27,7 @@ MIX = ((1.0, 0.3), (math.inf, 0.7))
 
 
 def base_config(**figure) -> dict:
-    config = yaml.safe_load(open("config.yaml"))
+    config = yaml.safe_load(Path("config.yaml").read_text())
     config.pop("targets", None)
     entry = {"engine": "ccolme", "n_agents": 60, "degree": 6, "t_max": 300, "runs": 3, "chunk_runs": 2,
              "rules": ["oracle", "bernstein"], "eps": [1, math.inf], "theta_k": [6, 6],
@@ -227,3 +228,22 @@ def test_private_neighbour_bands_count_the_neighbours_at_a_smaller_eps():
         "eps=1, more-private neighbours 0", "eps=1, more-private neighbours 0",
         "eps=inf, more-private neighbours >= 2", "eps=inf, more-private neighbours 0",
         "eps=inf, more-private neighbours 0"]
+
+
+def test_corollary1_per_group_is_the_bound_over_the_groups_agents():
+    """One group holding every agent (privacy, single eps) gives the panel's bound exactly;
+    class groups give bounds whose mediant is the panel's, so they bracket it."""
+    config = base_config(eps=[1], theta_k=[6], privacy_mixes=[], rules=["oracle"], runs=4)
+    whole, by_class = (figure_tables(config | {"figures": {"f": {**config["figures"]["f"], "groups": {"by": [by]}}}},
+                                     "f").supplement for by in ("privacy", "class"))
+    def bound(supplement, group):
+        rows = supplement[(supplement["quantity"] == "corollary1_ratio_of_means") & (supplement["group"] == group)]
+        return float(rows["value"].iloc[0])
+
+    panel = bound(whole, ALL_AGENTS)
+    assert bound(whole, "eps=1") == pytest.approx(panel, rel=1e-12)
+    classes = [bound(by_class, f"class {c}") for c in range(3)]
+    assert min(classes) <= panel <= max(classes) and max(classes) > min(classes)
+    gains = by_class[(by_class["quantity"] == "sigma_dp2") & (by_class["group"] != ALL_AGENTS)]
+    predicted = [row["value"] < b for (_, row), b in zip(gains.iterrows(), classes, strict=True)]
+    assert list(gains["gain_predicted"]) == predicted

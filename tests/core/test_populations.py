@@ -269,17 +269,20 @@ def test_exact_oracle_with_per_class_laws_reaches_theorem1_term_by_term(schedule
 
 def test_per_class_laws_get_theorem1_curves_but_no_corollary1_bound():
     """The tables of a panel with per-class laws: Theorem 1 per eps (its coefficient the mean
-    of the per-instance term-by-term values), Corollary 1's bound absent; with jitter, neither."""
+    of the per-instance term-by-term values) and per mix (each component's average noise,
+    tests/ccolme/test_groups.py), Corollary 1's bound absent; with jitter, neither."""
     population = Population(means=MIXED.means, laws=MIXED.laws)
     rng = run_generator(3, "tables", 0, "instance")
     classes = np.stack([population.assign(30, rng) for _ in range(3)])
     edges = np.stack([random_regular_edges(4, 30, rng) for _ in range(3)])
     sizes = np.stack([component_sizes(e, c) for e, c in zip(edges, classes, strict=True)])
-    instances = [{"runs": np.arange(3), "classes": classes, "component_sizes": sizes}]
+    ranks = np.stack([rng.permutation(30) for _ in range(3)])
+    instances = [{"runs": np.arange(3), "classes": classes, "edges": edges, "component_sizes": sizes,
+                  "privacy_ranks": ranks}]
     spec = PanelSpec(n_agents=30, degree=4, curves=rule_curves() + rule_curves(MIX),
                      t_record=np.array([10, 100]), population=population)
     frames = theorem1_frames(spec, np.array([10, 100]), instances)
-    assert [frame["curve"].iloc[0] for frame in frames] == ["theorem1 eps=2"]
+    assert [frame["curve"].iloc[0] for frame in frames] == ["theorem1 eps=2", "theorem1 eps=1:25%,inf:75%"]
     terms = [theorem1_coefficient(n, population.class_sigmas()[c],
                                   np.array([laplace_sigma_dp(2.0, population.laws[k].half_width) for k in c]),
                                   ALPHA_FACTOR["floor10"]) for n, c in zip(sizes, classes, strict=True)]

@@ -2,6 +2,7 @@
 axes' scales (``colme.derived.sweeps``, ``colme.plotting.axis_positions``)."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ from colme.plotting import axis_positions
 
 
 def config_with(sweep: dict, **base) -> dict:
-    config = yaml.safe_load(open("config.yaml"))
+    config = yaml.safe_load(Path("config.yaml").read_text())
     config.pop("targets", None)
     config["figures"] = {
         "base": {"engine": "ccolme", "n_agents": 60, "degree": 6, "t_max": 200, "runs": 2, "rules": ["oracle"],
@@ -79,7 +80,7 @@ def test_a_class_mean_and_a_with_companion_are_list_entries_too():
 ])
 def test_a_bad_list_path_is_named_with_the_entries_allowed(key, named):
     config = config_with({"axes": [{"key": key, "values": [0.2]}]})
-    with pytest.raises(ConfigError, match="privacy_mixes.0.shares.0") as error:
+    with pytest.raises(ConfigError, match=r"privacy_mixes\.0\.shares\.0") as error:
         expand_config(config)
     assert f"key={named!r}" in str(error.value) and "population.means.1" in str(error.value)
 

@@ -138,7 +138,11 @@ def test_published_experiments_match_their_files(path):
         assert {k: recorded_settings(meta)[k] for k in current} == current, figure
         table = pd.read_csv(folder / "tables" / f"{figure}.csv")
         assert {"curve", "t", "mse", "se", "runs"} <= set(table.columns)
-        # a view (overlay, scaling) draws its sources' curves, at their run counts
-        runs = [settings["runs"]] if "runs" in settings else [resolve_figure(config, source)["runs"]
-                                                             for source in settings["sources"]]
+        # a view (overlay, scaling) draws its sources' curves, a sweep its points', at their run counts
+        if "runs" in settings:
+            runs = [settings["runs"]]
+        elif "sources" in settings:
+            runs = [resolve_figure(config, source)["runs"] for source in settings["sources"]]
+        else:
+            runs = [point["runs"] for point in meta["points"].values()]
         assert table.loc[table["kind"] == "simulated", "runs"].isin(runs).all()

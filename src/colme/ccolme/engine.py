@@ -3,12 +3,14 @@ graphs of another family (the figure's ``graph`` key, ``colme.graphs``)."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 from types import MappingProxyType
 
 import numpy as np
 
+from ..aggregation import ALL_AGENTS
 from ..engines import SimulatedEngine, check_regular_degree, population, population_summary, stream_name, wall_minutes
 from ..errors import ConfigError
 from ..graphs import FAMILY_KEYS, expected_mean_degree, graph_params, graph_problem
@@ -79,7 +81,7 @@ class ConsensusEngine(SimulatedEngine):
             bands = groups.get(key) or []
             if bands and grouping not in groups.get("by", []):
                 raise ConfigError(f"{where}.groups.{key}={bands}: bands need groups.by to include {grouping!r}")
-            if any(b >= c for b, c in zip(bands, bands[1:], strict=False)):
+            if any(b >= c for b, c in itertools.pairwise(bands)):
                 raise ConfigError(f"{where}.groups.{key}={bands}: cut points must increase strictly")
         drawn = settings.get("draw_groups") or []
         if drawn and not groups.get("by"):
@@ -269,6 +271,8 @@ class ConsensusEngine(SimulatedEngine):
         the instances' mean numerator and denominator) over sigma_DP^2, for a point with one
         eps (> 0: a gain over Local predicted).  Theorem 1 with the panel's own schedule
         factor is the ``theorem1`` curve of the point's table."""
+        if "group" in supplement.columns:  # a grouped panel's: the panel's rows
+            supplement = supplement[supplement["group"] == ALL_AGENTS]
         noise = supplement[supplement["quantity"] == "sigma_dp2"]
         bound = supplement.loc[supplement["quantity"] == "corollary1_ratio_of_means", "value"]
         if len(noise) != 1 or len(bound) != 1:

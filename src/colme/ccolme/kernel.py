@@ -251,8 +251,8 @@ def simulate_runs(
             curves = {name: value[group].copy() for name, value in params.items()}
             group_curves = padded_curves[group]
             if grouped:
-                agent_groups = np.stack([spec.agent_groups(c, classes[run], ranks, indptr, neighbours) for c in group_curves],
-                                        axis=1)
+                agent_groups = np.stack(
+                    [spec.agent_groups(c, classes[run], ranks, indptr, neighbours) for c in group_curves], axis=1)
                 curves["group_row"] = (agent_groups * lanes).astype(np.uint64).reshape(-1)
                 counts[run, group] = [np.bincount(g, minlength=n_groups) for g in agent_groups.T]
             else:

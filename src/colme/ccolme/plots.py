@@ -43,8 +43,9 @@ def panel_style(table: pd.DataFrame, draw_groups=()) -> PanelStyle:
     """Seed 002 Fig. 1's style for a table's panel rows; with ``draw_groups`` (rules), those
     rules' curves also group by group (a grouped table's rows, ``colme.aggregation``):
     thin, in the curve's colour, one dash per group."""
-    grouped = table[(table["group"] != ALL_AGENTS) & table["rule"].isin(draw_groups)] \
-        if "group" in table.columns else table.iloc[:0]
+    grouped = table[(table["group"] != ALL_AGENTS) & table["rule"].isin(draw_groups)
+                    & (table["kind"] == "simulated") & (table["group_share"] < 1.0)] \
+        if "group" in table.columns else table.iloc[:0]  # a group of every agent: the panel again
     table = panel_rows(table)
     simulated = table[table["kind"] == "simulated"]
     privacy = {name: _privacy(rows) for name, rows in simulated.groupby("curve", sort=False)}
@@ -62,9 +63,8 @@ def panel_style(table: pd.DataFrame, draw_groups=()) -> PanelStyle:
     handles += [plt.Line2D([], [], color="k", ls=styles[r], label=r) for r in rules]
     theory = table[table["rule"] == "theorem1"]
     bands = [(rows, colours.get(_privacy(rows), "grey")) for _, rows in theory.groupby("curve", sort=False)]
-    grouped = grouped[(grouped["kind"] == "simulated") & (grouped["group_share"] < 1.0)]  # not the panel again
-    dashes = {group: GROUP_DASHES[i % len(GROUP_DASHES)] for i, group in enumerate(dict.fromkeys(grouped["group"]))}
     if len(grouped):
+        dashes = {group: GROUP_DASHES[i % len(GROUP_DASHES)] for i, group in enumerate(dict.fromkeys(grouped["group"]))}
         named = grouped.assign(curve=grouped["curve"] + " [" + grouped["group"] + "]")
         lines |= {name: (colours[privacy[rows["curve"].iloc[0].rpartition(" [")[0]]], dashes[rows["group"].iloc[0]])
                   for name, rows in named.groupby("curve")}

@@ -6,6 +6,7 @@ the analytic tables and the engine read a panel without loading it.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -46,9 +47,9 @@ def band_labels(cuts, what: str = "degree") -> list[str]:
     if not cuts:
         return [f"any {what}"]
     labels = [f"{what} 0" if cuts[0] == 1 else f"{what} < {cuts[0]}"]
-    for low, high in zip(cuts, cuts[1:], strict=False):
+    for low, high in itertools.pairwise(cuts):
         labels.append(f"{what} {low}" if high == low + 1 else f"{what} {low}-{high - 1}")
-    return labels + [f"{what} >= {cuts[-1]}"]
+    return [*labels, f"{what} >= {cuts[-1]}"]
 
 
 #: The ``private_neighbours`` groups' name in their labels ("more-private neighbours 2-3").

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..aggregation import analytic_frame, concatenate_runs, mean_se, pooled_mean_se
+from ..aggregation import ALL_AGENTS, analytic_frame, concatenate_runs, mean_se, pooled_mean_se
 from ..graphs import csr_neighbours, valid_edges
 from ..populations import component_labels
 from ..privacy import laplace_sigma_dp
@@ -170,5 +170,40 @@ def bound_table(spec: PanelSpec, instances: list[dict]) -> pd.DataFrame:
         rows.append(("theorem1_coefficient", eps, coef, coef_se, None))
         rows.append(("sigma_dp2", eps, sigma_dp2, 0.0, bool(sigma_dp2 < ratio_of_means)))
     table = pd.DataFrame(rows, columns=["quantity", "eps", "value", "se", "gain_predicted"])
+    table["runs"] = len(sizes)
+    if not spec.groups:
+        return table
+    return pd.concat([table.assign(group=ALL_AGENTS), group_bound_rows(spec, instances, sizes)], ignore_index=True)
+
+
+def group_bound_rows(spec: PanelSpec, instances: list[dict], sizes: np.ndarray) -> pd.DataFrame:
+    """Corollary 1 per group of a grouped panel (``corollary1_applies``): bound (3) summed
+    over the group's agents only (Theorem 1's terms add agent by agent, so a group gains
+    over Local iff its sigma_DP^2 is below its own ratio), as ``corollary1_ratio_of_means``
+    per group, and per eps of the single-eps curves ``sigma_dp2`` with ``gain_predicted``.
+    Groups are those of the panel's first single-eps curve (a mix has no single sigma_DP:
+    no bound)."""
+    single = [c for c in spec.curves if not c.mix]
+    if not single:
+        return pd.DataFrame()
+    classes = concatenate_runs(instances, "classes")
+    edges = [valid_edges(e) for part in sorted(instances, key=lambda p: int(p["runs"][0])) for e in part["edges"]]
+    groups = np.stack([spec.agent_groups(single[0], classes[r], None, *csr_neighbours(edges[r], spec.n_agents))
+                       for r in range(len(classes))])
+    large = sizes >= 3
+    numerator = np.where(large, spec.population.sigma**2 * (1.0 - 2.0 / sizes), 0.0)
+    denominator = np.where(large, 2.0 / sizes, 0.0)
+    rows = []
+    for group, label in enumerate(spec.group_labels(single[0])):
+        members = groups == group
+        if not members.any():
+            continue
+        with np.errstate(divide="ignore", invalid="ignore"):  # no member with classmates: NaN
+            bound = np.float64(numerator[members].sum()) / denominator[members].sum()
+        rows.append(("corollary1_ratio_of_means", math.nan, bound, math.nan, None, label))
+        for eps in sorted({c.eps for c in single}):
+            sigma_dp2 = laplace_sigma_dp(eps, spec.population.half_width) ** 2
+            rows.append(("sigma_dp2", eps, sigma_dp2, 0.0, bool(sigma_dp2 < bound), label))
+    table = pd.DataFrame(rows, columns=["quantity", "eps", "value", "se", "gain_predicted", "group"])
     table["runs"] = len(sizes)
     return table
