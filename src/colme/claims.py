@@ -56,7 +56,8 @@ EVIDENCE = {
     "ablation": "a variant (new runs or exact curves) built to test the cause",
     "diagnostics": "a quantity recorded from the same runs",
     "power": "the resolving power of the runs against the exact model's gap",
-    "re-reading": "another measure on tables the claims already read",
+    "re-reading": "not a test of the stated cause: another measure on tables the claims already read, a "
+                  "mechanism that holds by construction, or another diagnosis's check repeated",
 }
 #: Keys of a diagnosis that are not its check's parameters.
 DIAGNOSIS_KEYS = ("cause", "figure", "check", "other_figure", "evidence", "table_existed")
@@ -796,6 +797,67 @@ def sweep_agreement(table: pd.DataFrame, curve: str = "oracle", reference: str =
         _verdict(bool(np.all(gap + k * se <= tol)), bool(np.any(gap - k * se > tol))),
     )
 
+def paired_correlation(table: pd.DataFrame, curve: str, reference: str, t_range=(0.1, 1.0), k=K,
+                       pairs: pd.DataFrame | None = None) -> Verdict:
+    """The cause "the two curves share their runs' draws (common random numbers), so their
+    Monte Carlo means are positively correlated and the paired se of their difference is
+    below the independent one": the correlation of the means over ``t_range``.
+
+    rho = cov / (se_a se_b) per recorded t (the covariance table of the figure): reproduced
+    if rho > 0 at every t (the paired se is the smaller everywhere: the error model, not
+    the curves, decides between the two verdicts); not reproduced if rho <= 0 at some t;
+    inconclusive where no covariance is recorded (one run, or curves of two figures).
+    ``k`` is accepted for uniformity with the other checks, and unused.
+    """
+    rows, ref = _aligned(curve_rows(table, curve, t_range), curve_rows(table, reference, t_range))
+    cov = pair_covariance(pairs, curve, reference, rows.index)
+    se_a, se_b = rows["se"].to_numpy(dtype=float), ref["se"].to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rho = cov / (se_a * se_b)
+        shrink = _paired_se(se_a, se_b, cov) / np.hypot(se_a, se_b)
+    lo, hi = t_range
+    defined = pairs is not None and np.isfinite(rho).all()
+    worst = int(np.nanargmin(rho)) if np.isfinite(rho).any() else 0
+    return Verdict(
+        f"the correlation of the means of {curve} and {reference} > 0 at every t in [{lo:g}, {hi:g}] t_max "
+        "(the paired se below the independent one; not reproduced if <= 0 at some t)",
+        f"rho = {np.nanmin(rho):.3f} to {np.nanmax(rho):.3f} (min at t = {rows.index[worst]:g}); paired se / "
+        f"independent se = {np.nanmin(shrink):.3f} to {np.nanmax(shrink):.3f}; {_runs(rows, ref)}",
+        _verdict(bool(np.all(rho > 0)), bool(np.any(rho <= 0))) if defined else INCONCLUSIVE,
+    )
+
+
+def sweep_resolution(table: pd.DataFrame, curve: str = "oracle", reference: str = "theorem1", tol: float = 0.1,
+                     k=K) -> Verdict:
+    """The cause "these runs cannot decide a ``sweep_agreement`` claim at tolerance ``tol``,
+    even if ``curve`` equalled ``reference`` at every point": the sweep's resolution.
+
+    Per point, s = the delta-method se of R = curve / reference divided by R (the se R
+    would have at R = 1 with the same relative errors); ``sweep_agreement`` asks |R - 1| +
+    k se <= tol at every point, which a curve equal to its reference meets only where
+    k s <= tol.  Reproduced (the runs cannot resolve ``tol``) if k s > tol at some point;
+    not reproduced if k s <= tol at every point (the runs resolve ``tol``: the measured
+    deviation |R - 1|, not the noise alone, keeps the claim undecided); inconclusive if s
+    is undefined at some point.  As ``cannot_resolve``, it can come out either way for an
+    inconclusive claim.
+    """
+    rows, ref = _sweep_points(table, curve), _sweep_points(table, reference)
+    ratio = rows["mse"] / ref["mse"]
+    resolution = k * np.sqrt((rows["se"] / rows["mse"]) ** 2 + (ref["se"].fillna(0) / ref["mse"]) ** 2)
+    short = resolution > tol
+    worst = resolution.idxmax()
+    deviation = (ratio - 1).abs()
+    return Verdict(
+        f"{k:g} se / R of {curve} / {reference} > {tol:g} at some point (the runs cannot resolve {tol:g}: "
+        f"a curve equal to its reference would not meet |R - 1| + {k:g} se <= {tol:g} there; not reproduced "
+        f"if <= {tol:g} at every point)",
+        f"resolution {k:g} se / R = {resolution.min():.3f} to {resolution.max():.3f}, above {tol:g} at "
+        f"{int(short.sum())} of {len(resolution)} points (largest at {_coordinates(table, worst)}); measured "
+        f"|R - 1| up to {deviation.max():.3f}; {_runs(rows)}",
+        INCONCLUSIVE if resolution.isna().any() else _verdict(bool(short.any()), not bool(short.any())),
+    )
+
+
 CHECKS = {
     "ordering": ordering,
     "gain": gain,
@@ -815,6 +877,8 @@ CHECKS = {
     "crossing": crossing,
     "sweep_sign": sweep_sign,
     "sweep_agreement": sweep_agreement,
+    "sweep_resolution": sweep_resolution,
+    "paired_correlation": paired_correlation,
 }
 CLAIM_KEYS = ("id", "figure", "claim", "check", "other_figure", "diagnosis", "origin")
 #: Where a claim comes from: a sentence of a paper, the project's own claim about a paper's
@@ -928,7 +992,7 @@ def bound_figures(claims: list[dict]) -> set[str]:
 
 #: Checks comparing two curves of one table, which take the covariance of their means.
 PAIRED_CHECKS = ("ordering", "gain", "no_gain", "convergence", "closeness", "crossing", "agreement",
-                 "resolving_power", "cannot_resolve")
+                 "resolving_power", "cannot_resolve", "paired_correlation")
 
 
 def _pairs(check_name: str, figure: str, covariances: dict | None) -> dict:
@@ -961,13 +1025,16 @@ def check(
 
 
 def diagnose(
-    claim: dict, verdict: Verdict, tables: dict[str, pd.DataFrame], covariances: dict | None = None
+    claim: dict, verdict: Verdict, tables: dict[str, pd.DataFrame], covariances: dict | None = None,
+    paired: bool = True,
 ) -> tuple[str, str]:
     """(diagnosis, diagnosis verdict) of a claim not reproduced; ("", "") otherwise.
 
     The diagnosis's check runs on its own figure's table (an ablation or a diagnostics
     table; with ``other_figure``, a second table as ``other``, as for a claim); reproduced
-    reads as "confirmed", not reproduced as "not confirmed".
+    reads as "confirmed", not reproduced as "not confirmed".  Without ``paired`` (the
+    independent error model) its check ignores the ``covariances``, but for
+    ``paired_correlation``, whose subject they are.
     """
     diagnosis = claim.get("diagnosis")
     if diagnosis is None or verdict.verdict == REPRODUCED:
@@ -976,7 +1043,8 @@ def diagnose(
         if key in diagnosis and diagnosis[key] not in tables:
             return f"{diagnosis['cause']} (check not run: no table {diagnosis[key]})", "not run"
     params = {key: value for key, value in diagnosis.items() if key not in DIAGNOSIS_KEYS}
-    params.update(_pairs(diagnosis["check"], diagnosis["figure"], covariances))
+    if paired or diagnosis["check"] == "paired_correlation":
+        params.update(_pairs(diagnosis["check"], diagnosis["figure"], covariances))
     if "other_figure" in diagnosis:
         params["other"] = tables[diagnosis["other_figure"]]
     result = CHECKS[diagnosis["check"]](tables[diagnosis["figure"]], **params)
@@ -1080,7 +1148,9 @@ def evaluate(
             paired = check(claim, tables, bounds or {}, covariances)
             independent = check(claim, tables, bounds or {}, None)
             diagnosis, diagnosis_verdict = diagnose(claim, paired, tables, covariances)
-            _, independent_diagnosis_verdict = diagnose(claim, independent, tables, None)
+            independent_text, independent_diagnosis_verdict = diagnose(claim, independent, tables, covariances,
+                                                                       paired=False)
+            diagnosis = diagnosis or independent_text  # a claim not reproduced under independent se only
             rows.append([claim["id"], claim["figure"], claim.get("origin", "paper"), claim["claim"], *astuple(paired),
                          diagnosis, diagnosis_verdict,
                          evidence(claim) if diagnosis_verdict or independent_diagnosis_verdict else "",
@@ -1098,9 +1168,10 @@ def model_dependent(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def re_readings(results: pd.DataFrame) -> pd.Series:
-    """Which rows' diagnoses are re-readings: another measure of the claim on the tables it
-    already reads.  Their "cause" is a reading of the paper's words, which no check can
-    test, so their verdicts are counted apart from the causes' (``summary``,
+    """Which rows' diagnoses are re-readings (``EVIDENCE``): not tests of their stated
+    cause (another measure of the claim on the tables it already reads, a mechanism that
+    holds by construction, another diagnosis's check repeated), so their verdicts are
+    counted apart from the causes' (``summary``,
     ``confirmed_by_evidence``, ``diagnosis_counts``)."""
     return results["diagnosis evidence"].fillna("").str.startswith("re-reading")
 
@@ -1144,20 +1215,46 @@ def confirmed_by_evidence(results: pd.DataFrame) -> str:
             f"first built after the diagnosis was written, {len(causes) - fresh} on a table that existed")
     readings = int((confirmed & reading).sum())
     if reading.any():
-        text += (f"; besides, {readings} of {int(reading.sum())} re-readings confirmed (another measure of "
-                 "the claim on its own tables: a reading of the paper's words, not a tested cause)")
+        text += (f"; besides, {readings} of {int(reading.sum())} re-readings confirmed (not tests of their "
+                 "stated cause)")
     return text
 
 
 def diagnosis_counts(results: pd.DataFrame) -> dict:
     """build.json's diagnosis counts: the causes' verdicts ("" for claims without one)
-    and, apart, the re-readings' verdicts."""
+    and, apart, the re-readings' verdicts; the reported diagnoses (under either error
+    model) by kind of evidence (``evidence_counts``)."""
     verdicts = results["diagnosis verdict"].fillna("")
     reading = re_readings(results)
     return {
         "diagnosis_verdicts": verdicts[~reading].value_counts().sort_index().to_dict(),
         "re_reading_verdicts": verdicts[reading].value_counts().sort_index().to_dict(),
+        **evidence_counts(results),
     }
+
+
+def evidence_counts(results: pd.DataFrame) -> dict:
+    """The diagnoses a build reports (under either error model) counted by kind of evidence
+    (``EVIDENCE``: ablation, diagnostics, power, re-reading) and, apart, how many of the
+    causes (not re-readings) read a table first built after they were written."""
+    stated = results["diagnosis evidence"].fillna("")
+    stated = stated[stated != ""]
+    kinds = stated.str.split(" ").str[0]
+    fresh = stated[(kinds != "re-reading") & stated.str.endswith("first built after it was written")]
+    return {
+        "diagnosis_evidence": {kind: int((kinds == kind).sum()) for kind in EVIDENCE},
+        "causes_on_unseen_tables": len(fresh),
+    }
+
+
+def evidence_summary(results: pd.DataFrame) -> str:
+    """``evidence_counts`` as a sentence for the reports."""
+    counts = evidence_counts(results)
+    kinds = counts["diagnosis_evidence"]
+    causes = sum(n for kind, n in kinds.items() if kind != "re-reading")
+    return (f"Diagnoses reported, by evidence: {', '.join(f'{n} {kind}' for kind, n in kinds.items())}; "
+            f"{counts['causes_on_unseen_tables']} of the {causes} causes read a table first built after "
+            "they were written")
 
 
 MARKDOWN_COLUMNS = [column for column in COLUMNS if column != "measured" + INDEPENDENT]
@@ -1205,7 +1302,7 @@ def to_markdown(results: pd.DataFrame) -> str:
         (
             f"Paired standard errors (primary): {summary(results)}.  "
             f"Independent standard errors: {summary(results, INDEPENDENT)}.  "
-            f"{confirmed_by_evidence(results)}.  "
+            f"{confirmed_by_evidence(results)}.  {evidence_summary(results)}.  "
             "Criteria: workflow/claims.yaml and src/colme/claims.py (se = Monte Carlo standard "
             "error).  A diagnosis states a cause for a claim not reproduced and checks it on "
             "another table; it never changes the claim's own verdict."

@@ -21,7 +21,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from .claims import HISTORY, HOLM, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, load_claims
+from .claims import EVIDENCE, HISTORY, HOLM, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, evidence_summary, load_claims
+
+#: The kinds of a diagnosis's evidence, as the claims page explains them.
+EVIDENCE_KINDS = "; ".join(f"{kind}: {meaning}" for kind, meaning in EVIDENCE.items())
 from .config import ConfigError, load_config, resolve_figure
 from .expansion import validate_config
 from .registry import ENGINES
@@ -320,6 +323,9 @@ def claims_page(claims_path: Path, published: dict[str, Path]) -> str:
         lines.append(f"| {build} | {len(table)} | " + " | ".join(str(counts.get(v, 0)) for v in VERDICTS)
                      + " | " + " | ".join(str(holm.get(v, 0)) for v in VERDICTS) + " |")
     lines.append("")
+    for build in builds:
+        if tables[build] is not None:
+            lines += [f"{build}: {evidence_summary(tables[build].reset_index())} ({EVIDENCE_KINDS}).", ""]
     by_figure: dict[str, list[dict]] = {}
     for claim in claims:
         by_figure.setdefault(claim["figure"], []).append(claim)

@@ -757,7 +757,7 @@ def test_a_diagnosis_declares_its_evidence(tmp_path):
     tables = {"f": table(A=precise(2), Local=LOCAL), "g": table(A=precise(2), Local=LOCAL)}
     row = evaluate([claim], tables).iloc[0]
     assert row["diagnosis verdict"] == "not confirmed"
-    assert row["diagnosis evidence"].startswith("re-reading (another measure")
+    assert row["diagnosis evidence"].startswith("re-reading (not a test of the stated cause")
     assert row["diagnosis evidence"].endswith("on a table that existed when it was written")
     assert "0 causes confirmed (none)" in to_markdown(evaluate([claim], tables))
 
@@ -778,8 +778,13 @@ def test_re_readings_are_counted_apart_from_causes():
             "0 no diagnosis yet; re-readings, not causes: 1 confirmed, 0 not confirmed, 0 inconclusive)") in report
     assert "1 causes confirmed (1 ablation); 1 of them on a table first built after" in report
     assert "besides, 1 of 1 re-readings confirmed" in report
-    assert diagnosis_counts(results) == {"diagnosis_verdicts": {"confirmed": 1},
-                                         "re_reading_verdicts": {"confirmed": 1}}
+    assert diagnosis_counts(results) == {
+        "diagnosis_verdicts": {"confirmed": 1}, "re_reading_verdicts": {"confirmed": 1},
+        "diagnosis_evidence": {"ablation": 1, "diagnostics": 0, "power": 0, "re-reading": 1},
+        "causes_on_unseen_tables": 1,
+    }
+    assert ("Diagnoses reported, by evidence: 1 ablation, 0 diagnostics, 0 power, 1 re-reading; 1 of the 1 "
+            "causes read a table first built after they were written") in report
 
 
 def _check_of(spec: dict) -> tuple:
