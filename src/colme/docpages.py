@@ -22,12 +22,12 @@ from pathlib import Path
 import pandas as pd
 
 from .claims import EVIDENCE, HISTORY, HOLM, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, evidence_summary, load_claims
-
-#: The kinds of a diagnosis's evidence, as the claims page explains them.
-EVIDENCE_KINDS = "; ".join(f"{kind}: {meaning}" for kind, meaning in EVIDENCE.items())
 from .config import ConfigError, load_config, resolve_figure
 from .expansion import validate_config
 from .registry import ENGINES
+
+#: The kinds of a diagnosis's evidence, as the claims page explains them.
+EVIDENCE_KINDS = "; ".join(f"{kind}: {meaning}" for kind, meaning in EVIDENCE.items())
 
 # --- configuration reference ----------------------------------------------------------------
 
