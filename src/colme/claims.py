@@ -827,6 +827,55 @@ def paired_correlation(table: pd.DataFrame, curve: str, reference: str, t_range=
     )
 
 
+def exact_agreement(table: pd.DataFrame, curve: str, reference: str, rtol: float, x: str = "t") -> Verdict:
+    """Two exact curves (se = 0, e.g. one problem solved by two solvers) agree within a
+    relative ``rtol`` at every recorded x: reproduced if |curve / reference - 1| <= rtol at
+    every x, not reproduced otherwise (no Monte Carlo error: never inconclusive)."""
+    rows, ref = _aligned(curve_rows(table, curve, x=x), curve_rows(table, reference, x=x))
+    ratio = rows["mse"] / ref["mse"]
+    gap = (ratio - 1).abs()
+    worst = gap.idxmax()
+    lower = int((ratio < 1 - rtol).sum())
+    return Verdict(
+        f"|{curve} / {reference} - 1| <= {rtol:g} at every {x} (exact curves; not reproduced otherwise)",
+        f"largest |ratio - 1| = {gap.max():.2e} at {x} = {worst:g} (ratio {ratio[worst]:.6g}); {curve} lower by "
+        f"more than {rtol:g} at {lower} of {len(ratio)} {x}",
+        _verdict(bool(gap.max() <= rtol), bool(gap.max() > rtol)),
+    )
+
+
+def level_resolution(table: pd.DataFrame, curve: str, level: float, t_range=(0.9, 1.0),
+                     reference: str | None = None, k=K, x: str = "t") -> Verdict:
+    """The cause "these runs cannot decide a ``below_level`` claim, even if ``curve`` equalled
+    ``reference``": the Monte Carlo resolution against ``level``.
+
+    With the standard error s of the value (of the difference from ``reference``, the
+    independent errors ``below_level`` reads) at every recorded x of ``t_range``: a difference
+    of 0 gives z = level / s, so the claim can be reproduced only where k s < level.
+    Reproduced (the runs cannot resolve ``level``) if k s >= level at some x; not reproduced
+    if k s < level at every x (the measured difference, not the noise alone, keeps the claim
+    undecided); inconclusive if s is undefined somewhere.
+    """
+    rows = curve_rows(table, curve, t_range, x)
+    se = rows["se"].to_numpy(dtype=float)
+    name = curve
+    if reference is not None:
+        ref = curve_rows(table, reference, t_range, x).reindex(rows.index)
+        se = np.hypot(se, ref["se"].to_numpy(dtype=float))
+        name = f"{curve} - {reference}"
+    resolution = k * se
+    short = resolution >= level
+    worst = int(np.nanargmax(resolution)) if np.isfinite(resolution).any() else 0
+    lo, hi = t_range
+    return Verdict(
+        f"{k:g} se of {name} >= {level:g} at some {x} in [{lo:g}, {hi:g}] {x}_max (the runs cannot show even "
+        f"a difference of 0 below {level:g} there; not reproduced if < {level:g} at every {x})",
+        f"{k:g} se = {np.nanmin(resolution):.2g} to {np.nanmax(resolution):.2g} (largest at {x} = "
+        f"{rows.index[worst]:g}), >= {level:g} at {int(short.sum())} of {len(se)} {x}; {_runs(rows)}",
+        INCONCLUSIVE if np.isnan(se).any() else _verdict(bool(short.any()), not bool(short.any())),
+    )
+
+
 def sweep_resolution(table: pd.DataFrame, curve: str = "oracle", reference: str = "theorem1", tol: float = 0.1,
                      k=K) -> Verdict:
     """The cause "these runs cannot decide a ``sweep_agreement`` claim at tolerance ``tol``,
@@ -879,6 +928,8 @@ CHECKS = {
     "sweep_agreement": sweep_agreement,
     "sweep_resolution": sweep_resolution,
     "paired_correlation": paired_correlation,
+    "exact_agreement": exact_agreement,
+    "level_resolution": level_resolution,
 }
 CLAIM_KEYS = ("id", "figure", "claim", "check", "other_figure", "diagnosis", "origin")
 #: Where a claim comes from: a sentence of a paper, the project's own claim about a paper's

@@ -41,6 +41,8 @@ class PricerEngine(Engine):
         params = super().numeric_params(settings)
         if params["kind"] == "feasible_set":  # no random draws
             params.pop("seed")
+        if not params.get("reference_solver"):  # off: the params of before the option, bit for bit
+            params.pop("reference_solver", None)
         return params
 
     def tables(self, figure, params, inputs):

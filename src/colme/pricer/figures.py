@@ -10,7 +10,7 @@ import pandas as pd
 
 from .bounds import check_constraints, exact_mse, naive_mse
 from .model import Network, PricerError, Privacy, make_network, make_privacy
-from .optimisation import PricerResult, optimise_joint, pricer_optimise
+from .optimisation import PricerResult, optimise_joint, pricer_optimise, scipy_reference
 from .privacy import privacy_report, sigma_threshold, weight_caps
 from .simulation import simulate_estimates, simulate_naive, squared_errors
 
@@ -96,12 +96,16 @@ def pricer_fig3_table(settings: dict, rng: np.random.Generator) -> pd.DataFrame:
     """Fig. 3: objective of (8) vs the number of trusted neighbours, one curve per p_c.
 
     Rows: Algorithm 3 (curve ``PriCER p_c=...``, kind ``algorithm3``), the joint optimum of
-    (8) (``joint``, extension) and Algorithms 1-2 simulated on the worst-case data
-    x_i = R e_1 (``simulated``; mean squared error, se, runs).
+    (8) (``joint``, extension), with ``reference_solver`` the optimum of (11) at
+    Algorithm 3's sigma = sigma_thr by SLSQP (``reference``; its random starts from a
+    child of ``rng``, so the other rows' draws are the same with or without it) and
+    Algorithms 1-2 simulated on the worst-case data x_i = R e_1 (``simulated``; mean
+    squared error, se, runs).
     """
     s = settings
     n = len(s["p_server"])
     ks = list(range(n)) if s["trusted"] is None else [int(k) for k in s["trusted"]]
+    starts = rng.spawn(1)[0] if s.get("reference_solver") else None
     rows = []
     for p_c in s["p_c"]:
         for k in ks:
@@ -117,6 +121,10 @@ def pricer_fig3_table(settings: dict, rng: np.random.Generator) -> pd.DataFrame:
                              "mse": joint.objective, "se": np.nan, "runs": 0, "sigma": joint.sigma,
                              "sigma_tv2": joint.sigma_tv2, "sigma_pr2": joint.sigma_pr2,
                              **solution_checks(joint, network, privacy)})
+            if starts is not None:
+                value, _, _ = scipy_reference(network, privacy, s["d"], starts, sigma=res.sigma_thr)
+                rows.append({"curve": f"SLSQP at sigma_thr p_c={p_c:g}", "kind": "reference", **common,
+                             "mse": value, "se": np.nan, "runs": 0, "sigma": res.sigma_thr})
             if s["draws"]:
                 X = np.zeros((n, s["d"]))
                 X[:, 0] = s["R"]
@@ -293,12 +301,18 @@ def plot_pricer(table: pd.DataFrame, kind: str, title: str, metadata: dict, pdf:
             pcs = sorted(table["p_c"].unique())
             colours = palette(pcs)
             for (pc, k), rows in table.groupby(["p_c", "kind"], sort=False):
-                style = {"algorithm3": ("-o", 1.4), "joint": (":", 1.2), "simulated": ("x", 0)}[k]
+                style = {"algorithm3": ("-o", 1.4), "joint": (":", 1.2), "simulated": ("x", 0),
+                         "reference": ("s", 0)}[k]
                 if k == "simulated":
                     ax.errorbar(rows[xcol], rows["mse"], yerr=2 * rows["se"], fmt="x", color=colours[pc], ms=5)
+                elif k == "reference":
+                    ax.plot(rows[xcol], rows["mse"], "s", color=colours[pc], ms=6, mfc="none")
                 else:
                     ax.plot(rows[xcol], rows["mse"], style[0], color=colours[pc], lw=style[1], ms=3)
             handles = [plt.Line2D([], [], color=colours[pc], lw=2, label=rf"$p_c={pc:g}$") for pc in pcs]
+            if "reference" in set(table["kind"]):
+                handles.append(plt.Line2D([], [], color="k", ls="", marker="s", mfc="none",
+                                          label=r"(11) at $\sigma_{thr}$ by SLSQP (independent solver)"))
             handles += [plt.Line2D([], [], color="k", ls="-", marker="o", ms=3, label="Algorithm 3 (objective (8))"),
                         plt.Line2D([], [], color="k", ls=":", label="joint optimum of (8) (extension)"),
                         plt.Line2D([], [], color="k", ls="", marker="x",
