@@ -827,10 +827,11 @@ def paired_correlation(table: pd.DataFrame, curve: str, reference: str, t_range=
     )
 
 
-def exact_agreement(table: pd.DataFrame, curve: str, reference: str, rtol: float, x: str = "t") -> Verdict:
+def exact_agreement(table: pd.DataFrame, curve: str, reference: str, rtol: float, x: str = "t", k=K) -> Verdict:
     """Two exact curves (se = 0, e.g. one problem solved by two solvers) agree within a
     relative ``rtol`` at every recorded x: reproduced if |curve / reference - 1| <= rtol at
-    every x, not reproduced otherwise (no Monte Carlo error: never inconclusive)."""
+    every x, not reproduced otherwise (no Monte Carlo error: never inconclusive; ``k`` is
+    accepted for uniformity with the other checks, and unused)."""
     rows, ref = _aligned(curve_rows(table, curve, x=x), curve_rows(table, reference, x=x))
     ratio = rows["mse"] / ref["mse"]
     gap = (ratio - 1).abs()

@@ -839,3 +839,23 @@ def test_decisive_k_is_the_largest_k_keeping_the_verdict():
     analytic = {"f": table(runs=0, A=exact(0.9), B=exact(1.0))}
     assert decisive_k(claim, REPRODUCED, analytic, {}, None) == math.inf
     assert math.isnan(decisive_k(claim, INCONCLUSIVE, tables, {}, None))
+
+
+def test_the_new_diagnosis_checks_come_out_either_way():
+    """exact_agreement, level_resolution and paired_correlation each give "reproduced" and
+    "not reproduced" on tables made to give them (and take the k every diagnosis is given)."""
+    from colme.claims import exact_agreement, level_resolution, paired_correlation
+
+    exact = pd.DataFrame({"curve": ["A"] * 3 + ["B"] * 3, "trusted": [0, 1, 2] * 2,
+                          "mse": [1.0, 0.5, 0.6, 1.0, 0.5, 0.6 * (1 + 2e-4)], "se": np.nan, "runs": 0})
+    assert exact_agreement(exact, "A", "B", rtol=1e-3, x="trusted", k=2).verdict == "reproduced"
+    assert exact_agreement(exact, "A", "B", rtol=1e-4, x="trusted", k=2).verdict == "not reproduced"
+    noisy = table(A=(np.full(len(T), 1e-5), np.full(len(T), 6e-5)), B=(np.zeros(len(T)), np.full(len(T), 1e-6)))
+    assert level_resolution(noisy, "A", 1e-4, reference="B", k=2).verdict == "reproduced"
+    assert level_resolution(noisy, "A", 1e-3, reference="B", k=2).verdict == "not reproduced"
+    tab = table(A=precise(1.0), B=precise(1.1))
+    t = tab["t"].unique()
+    for sign, verdict in ((1, "reproduced"), (-1, "not reproduced")):
+        pairs = pd.DataFrame({"curve_a": "A", "curve_b": "B", "t": t, "cov": sign * 1e-6})
+        assert paired_correlation(tab, "A", "B", pairs=pairs).verdict == verdict
+    assert paired_correlation(tab, "A", "B").verdict == "inconclusive"  # no covariance recorded
