@@ -78,10 +78,31 @@ def _has_rows(path: Path) -> bool:
 
 def publish(results: Path, dest: Path, config: dict, wall_seconds: float | None, cores: int | None,
             root: Path | None = None) -> dict:
-    """Copy ``results`` (a finished build of ``config``) to ``dest``; returns build.json."""
-    figures, diagnosed = published_figures(config)
+    """Copy ``results`` (a finished build of ``config``) to ``dest``; returns build.json.
+
+    The copy is made in a staging folder beside ``dest`` and swapped in only once complete:
+    a build that lacks a file (a failed or partial build) raises and leaves ``dest`` as it
+    was, never half-replaced."""
+    staging = dest.with_name(f".{dest.name}.publishing")
+    if staging.exists():
+        shutil.rmtree(staging)
+    try:
+        build = _publish_into(results, staging, config, wall_seconds, cores, root)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    previous = dest.with_name(f".{dest.name}.previous")
     if dest.exists():
-        shutil.rmtree(dest)
+        dest.rename(previous)
+    staging.rename(dest)
+    shutil.rmtree(previous, ignore_errors=True)
+    return build
+
+
+def _publish_into(results: Path, dest: Path, config: dict, wall_seconds: float | None, cores: int | None,
+                  root: Path | None) -> dict:
+    """``publish``'s copy, into a fresh folder ``dest``."""
+    figures, diagnosed = published_figures(config)
     for part in ("figures", "tables", "provenance"):
         (dest / part).mkdir(parents=True)
     compute = 0.0

@@ -68,6 +68,16 @@ def test_an_overlay_draws_both_engines_curves_on_the_same_instances(tmp_path):
     assert (tmp_path / "published/tables/tiny_overlay.csv").read_bytes() == (
         tmp_path / "results/tables/tiny_overlay.csv").read_bytes()
     assert not (tmp_path / "published/tables/tiny_overlay_supplement.csv").exists()
+    # a build that lacks a file is refused and leaves the published folder as it was
+    def files():
+        return {p.relative_to(tmp_path): p.read_bytes() for p in (tmp_path / "published").rglob("*") if p.is_file()}
+
+    before = files()
+    (tmp_path / "results/tables/tiny_overlay.json").unlink()
+    with pytest.raises(FileNotFoundError):
+        publish(tmp_path / "results", tmp_path / "published", config, 1.0, 2, ROOT)
+    assert files() == before
+    assert sorted(p.name for p in tmp_path.iterdir() if "published" in p.name) == ["published"]
     shutil.rmtree(tmp_path / "results")
 
 
