@@ -449,14 +449,23 @@ def test_more_runs_only_add_chunks_and_change_no_chunk_params():
 #: PriCER variants (issue 11): an edit of pricer_fig3 reruns the table of every derived figure
 #: that inherits the key and leaves alone those that override it (their own value wins).
 PRICER_BASE_EDITS = {
-    "eps_self": (500.0, {"pricer_fig3_authors_code": "table", "pricer_fig3_no_self_privacy": None}),
-    "d": (20, {"pricer_fig3_authors_code": None, "pricer_fig3_no_self_privacy": "table"}),
-    "p_c": ([0.3], {"pricer_fig3_authors_code": None, "pricer_fig3_no_self_privacy": "table"}),
+    "eps_self": (500.0, {"pricer_fig3_authors_code": "table", "pricer_fig3_no_self_privacy": None,
+                         "pricer_fig3_solver": "table"}),
+    "d": (20, {"pricer_fig3_authors_code": None, "pricer_fig3_no_self_privacy": "table",
+               "pricer_fig3_solver": "table"}),
+    "p_c": ([0.3], {"pricer_fig3_authors_code": None, "pricer_fig3_no_self_privacy": "table",
+                    "pricer_fig3_solver": "table"}),
     "trust_pattern": ("ring_forward", {"pricer_fig3_authors_code": None,
-                                       "pricer_fig3_no_self_privacy": "table"}),
-    "reciprocity": ("full", {"pricer_fig3_authors_code": None, "pricer_fig3_no_self_privacy": "table"}),
-    "eps_low": (0.2, {"pricer_fig3_authors_code": "table", "pricer_fig3_no_self_privacy": "table"}),
-    "title": ("edited", {"pricer_fig3_authors_code": None, "pricer_fig3_no_self_privacy": None}),
+                                       "pricer_fig3_no_self_privacy": "table", "pricer_fig3_solver": "table"}),
+    "reciprocity": ("full", {"pricer_fig3_authors_code": None, "pricer_fig3_no_self_privacy": "table",
+                             "pricer_fig3_solver": "table"}),
+    "eps_low": (0.2, {"pricer_fig3_authors_code": "table", "pricer_fig3_no_self_privacy": "table",
+                      "pricer_fig3_solver": "table"}),
+    # the solver ablation overrides draws and joint_optimum: an edit of them leaves it alone
+    "draws": (100, {"pricer_fig3_authors_code": "table", "pricer_fig3_no_self_privacy": "table",
+                    "pricer_fig3_solver": None}),
+    "title": ("edited", {"pricer_fig3_authors_code": None, "pricer_fig3_no_self_privacy": None,
+                         "pricer_fig3_solver": None}),
 }
 
 
