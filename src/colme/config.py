@@ -184,6 +184,8 @@ def validate_written(config: dict, schema: dict | None = None) -> dict:
     for name, entry in (config.get("figures") or {}).items():
         if isinstance(entry, dict) and isinstance(entry.get("engine"), str):
             entry["engine"] = canonical_engine(entry["engine"], f"figures.{name}.engine")
+        elif isinstance(entry, dict) and "engine" not in entry:
+            _check_engine_implied(name, entry, schema)
     validator = Validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path))
     if errors:
@@ -191,6 +193,40 @@ def validate_written(config: dict, schema: dict | None = None) -> dict:
     _fill_defaults(config, schema, schema)
     check_config(config)
     return config
+
+
+def engine_keys(schema: dict) -> dict[str, set[str]]:
+    """Each engine's figure keys (its figure definition's, or its cases' together, e.g.
+    PriCER's kinds)."""
+    defs = schema["$defs"]
+
+    def keys(definition: dict) -> set[str]:
+        found = set(definition.get("properties", {}))
+        for branch in (definition.get("then"), definition.get("else"), *definition.get("oneOf", ())):
+            if isinstance(branch, dict):
+                ref = branch.get("$ref", "")
+                found |= keys(defs[ref.rsplit("/", 1)[-1]]) if ref.startswith("#/$defs/") else keys(branch)
+        return found
+
+    return {name: keys(defs[engine.figure_schema]) for name, engine in ENGINES.items() if engine.figure_schema}
+
+
+def _check_engine_implied(name: str, entry: dict, schema: dict) -> None:
+    """A figure written without ``engine:`` is the default engine's (the first registered);
+    if its keys are another engine's, say so (rather than list the default's unknown keys)."""
+    known = engine_keys(schema)
+    default = next(iter(known))
+    foreign = sorted(set(entry) - known[default])
+    if not foreign:
+        return
+    owners = sorted(engine for engine, keys in known.items() if set(entry) <= keys)
+    if not owners:  # a typo, not another engine's figure: the schema's error names it
+        return
+    raise ConfigError(
+        f"figures.{name} has no `engine:`, so it is read as a {default!r} figure (the default), which has no "
+        f"key(s) {foreign}; they are keys of engine {' or '.join(owners)}: add "
+        + " or ".join(f"`engine: {owner}`" for owner in owners)
+    )
 
 
 def figure_defaults(engine: str, schema: dict | None = None, **settings) -> dict:

@@ -118,10 +118,12 @@ def schema_rows(properties: dict, required=(), prefix: str = "") -> list[dict]:
     rows = []
     for name, schema in properties.items():
         key = prefix + name
-        if "default" in schema:
+        if name in required:  # a placeholder default, if any, only completes the schema
+            default = "**required**"
+        elif "default" in schema:
             default = f"`{_value(schema['default'])}`"
         else:
-            default = "required" if name in required else "none"
+            default = "none"
         rows.append({
             "key": key,
             "type": schema_type(schema),
@@ -148,6 +150,20 @@ def _object_parts(schema: dict) -> list[dict]:
     return [part for part in [schema, *schema.get("oneOf", ())] if "properties" in part]
 
 
+def _alternatives(definition: dict) -> list[str]:
+    """The definitions a figure schema chooses between (``if``/``then``/``else`` chains and
+    ``oneOf`` of ``$ref``s, e.g. PriCER's ``kind``), in order."""
+    names = []
+    for branch in (definition.get("then"), definition.get("else"), *definition.get("oneOf", ())):
+        if not isinstance(branch, dict):
+            continue
+        if _ref_name(branch):
+            names.append(_ref_name(branch))
+        else:
+            names += _alternatives(branch)
+    return names
+
+
 def _table(rows: list[dict]) -> list[str]:
     lines = ["| key | type | allowed values | default | description |", "|---|---|---|---|---|"]
     lines += [
@@ -163,6 +179,7 @@ def config_reference(schema: dict) -> str:
     shared definitions, every key with its description, type, allowed values and default."""
     defs = schema["$defs"]
     figure_defs = {engine.figure_schema: engine for engine in ENGINES.values() if engine.figure_schema}
+    figure_defs_cases: set[str] = set()  # the definitions of a figure's cases, listed under their engine
     lines = [
         "# Configuration reference",
         "",
@@ -184,19 +201,33 @@ def config_reference(schema: dict) -> str:
         _cell(defs["figure"].get("description", "")),
         "",
     ]
+    lines += [
+        "Any entry may instead be `derived_from: <figure>` plus keys: that figure's entry with those",
+        "keys overridden (an ablation or a variant; the result is validated like any entry).  Every",
+        "entry needs `engine:`: without it the keys are read as another engine's, and the error",
+        "names the keys that engine does not know.",
+        "",
+        "| key | type | allowed values | default | description |",
+        "|---|---|---|---|---|",
+        ("| `derived_from` | string | a configured figure's name | none | The figure whose entry this one "
+         "starts from; its other keys override that entry's. |"),
+        "",
+    ]
     for name, engine in figure_defs.items():
         definition = defs[name]
-        lines += [
-            f"### `engine: {engine.name}` {{#{def_anchor(name)}}}",
-            "",
-            _cell(definition.get("description", "")),
-            "",
-            *_table(schema_rows(definition.get("properties", {}), definition.get("required", ()))),
-            "",
-        ]
+        lines += [f"### `engine: {engine.name}` {{#{def_anchor(name)}}}", "",
+                  _cell(definition.get("description", "")), ""]
+        alternatives = _alternatives(definition)
+        if definition.get("properties") or not alternatives:
+            lines += [*_table(schema_rows(definition.get("properties", {}), definition.get("required", ()))), ""]
+        for alternative in alternatives:  # a figure defined by cases (PriCER's kind)
+            part = defs[alternative]
+            lines += [f"#### {alternative} {{#{def_anchor(alternative)}}}", "", _cell(part.get("description", "")), "",
+                      *_table(schema_rows(part.get("properties", {}), part.get("required", ()))), ""]
+        figure_defs_cases.update(alternatives)
     lines += ["## Shared definitions", ""]
     for name, definition in defs.items():
-        if name in figure_defs or name == "figure":
+        if name in figure_defs or name in figure_defs_cases or name == "figure":
             continue
         lines += [f"### {name} {{#{def_anchor(name)}}}", "", _cell(definition.get("description", "")), ""]
         parts = _object_parts(definition)

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from colme.aggregation import run_chunks
-from colme.config import ConfigError, resolve_figure
+from colme.config import ConfigError, resolve_figure, validate_written
 from colme.expansion import validate_config
 from colme.timegrid import time_grid
 
@@ -143,3 +143,20 @@ def test_bad_derived_figures_name_the_key(figures, fragments):
         validate_config(broken(lambda c: c["figures"].update(figures)))
     for fragment in fragments:
         assert fragment in str(error.value)
+
+
+def test_a_figure_without_engine_whose_keys_are_another_engines_is_told_so():
+    """Without `engine:` a figure is the default engine's; keys of another engine get an
+    error naming that engine (a plain typo keeps the schema's unknown-key error)."""
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    config.pop("targets", None)
+    config["figures"] = {"x": {"n_agents": 30, "mechanisms": ["pm1"], "schedules": ["rr"]}}
+    with pytest.raises(ConfigError, match=r"figures\.x has no `engine:`.*'mechanisms', 'schedules'.*"
+                                          r"add `engine: oracle` or `engine: private_colme`"):
+        validate_written(config)
+    config["figures"] = {"x": {"kind": "trust", "p_c": [0.5]}}
+    with pytest.raises(ConfigError, match=r"add `engine: pricer`"):
+        validate_written(config)
+    config["figures"] = {"x": {"n_agents": 30, "bogus": 1}}
+    with pytest.raises(ConfigError, match=r"unknown key\(s\) \['bogus'\]"):
+        validate_written(config)

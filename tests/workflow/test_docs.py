@@ -127,12 +127,13 @@ def test_configuration_reference_has_every_key_with_its_description_type_values_
             missing.append(f"{name}: no row with its description")
             continue
         expected = [docpages.schema_type(definition)]
-        if "default" in definition:
-            expected.append(f"`{docpages._value(definition['default'])}`")
         expected += [f"`{docpages._value(value)}`" for value in definition.get("enum", ())]
         expected += [docpages._value(definition[key]) for key in ("minimum", "maximum") if key in definition]
-        if not any(all(docpages._cell(text) in row for text in expected) for row in cells):
-            missing.append(f"{name}: no row with all of {expected}")
+        # a required key shows "required" (its placeholder default only completes the schema)
+        defaults = [f"`{docpages._value(definition['default'])}`", "**required**"] if "default" in definition else [""]
+        if not any(all(docpages._cell(text) in row for text in expected)
+                   and any(docpages._cell(default) in row for default in defaults) for row in cells):
+            missing.append(f"{name}: no row with all of {expected} and one of {defaults}")
     assert not missing, "\n".join(missing[:30])
 
 
@@ -224,3 +225,16 @@ def test_readme_example_config_validates_and_names_its_targets():
     example = yaml.safe_load(text.split("```yaml\n", 1)[1].split("```", 1)[0])
     config = validate_config(update_config(yaml.safe_load((ROOT / "config.yaml").read_text()), example))
     assert sorted(config["targets"]) == sorted(example["figures"])
+
+
+def test_configuration_reference_marks_required_keys_and_lists_every_engines_keys():
+    """Required keys say so; an engine defined by cases (PriCER's kind) lists each case's
+    keys under it; `derived_from` has its row."""
+    page = docpages.config_reference(load_schema())
+    assert re.search(r"\| `base` \| string \|[^|]*\| \*\*required\*\* \|", page)
+    assert re.search(r"\| `axes\[\]\.key` \| string \|[^|]*\| \*\*required\*\* \|", page)
+    pricer = page[page.index("### `engine: pricer`"):page.index("### `engine:", page.index("### `engine: pricer`") + 1)]
+    for case in ("pricer_trust_figure", "pricer_connectivity_figure", "pricer_feasible_set_figure"):
+        assert f"#### {case}" in pricer
+    assert "| `p_c` |" in pricer and "| `n_nodes` |" in pricer
+    assert "| `derived_from` | string |" in page
