@@ -1,5 +1,8 @@
 """Where a long simulation job is: t, percent done and an ETA in its log, at most every ~10 s.
 
+The ETA is the remaining work at the rate measured since the first kernel call ended: that
+call also loads or compiles the kernel (20-60 s the first time), which must not enter it.
+
 The kernels run a run's time steps in segments (each kernel call resumes where the last
 one stopped: same draws, same numbers, whatever the segmentation); between segments they
 report to a ``Progress``, which prints a line when ``interval`` seconds have passed since
@@ -40,13 +43,24 @@ class Progress:
         self.done = 0
         self.first: tuple[float, int] | None = None  # (time, units) when the first call ended
 
+    def rate(self, now: float) -> float | None:
+        """Units per second since the first call ended (the first call also loads or
+        compiles the kernel: counting it would inflate every estimate); None before a
+        second call has ended."""
+        if self.first is None or self.done == self.first[1] or now <= self.first[0]:
+            return None
+        return (self.done - self.first[1]) / (now - self.first[0])
+
     def steps(self, remaining: int) -> int:
         """Steps for the next kernel call (of at most ``remaining``): about interval/4 s
-        at the rate measured so far, from 16 steps while nothing is measured."""
-        elapsed = self.clock() - self.start
+        at the rate measured after the first call (over all calls before that), from 16
+        steps while nothing is measured."""
+        now = self.clock()
+        elapsed = now - self.start
         if self.done == 0 or elapsed <= 0:
             return min(remaining, 16)
-        per_step = elapsed / self.done
+        rate = self.rate(now)
+        per_step = 1.0 / rate if rate else elapsed / self.done
         return max(1, min(remaining, int(self.interval / 4 / per_step)))
 
     def advance(self, units: int, where: str) -> None:
@@ -60,7 +74,8 @@ class Progress:
         self.last = now
         fraction = self.done / self.total
         elapsed = now - self.start
-        eta = _duration(elapsed * (1 - fraction) / fraction) if fraction > 0 else "unknown"
+        rate = self.rate(now)
+        eta = _duration((self.total - self.done) / rate) if rate else "after the first call (loading the kernel)"
         self.write(f"{where}: {100 * fraction:.1f}% done, elapsed {_duration(elapsed)}, ETA {eta}", flush=True)
 
 

@@ -39,6 +39,31 @@ def test_segments_cover_every_step_once_and_report_at_most_every_interval():
     assert list(time_segments(7)) == [(1, 7)]  # without a Progress: one call
 
 
+def test_the_eta_leaves_out_the_first_calls_compilation():
+    """A 40 s compile in the first call must not enter the ETA: after 10% of the work the
+    ETA is within a factor 2 of the time actually left (here exactly: a steady rate)."""
+    clock, lines = FakeClock(), []
+    progress = Progress(interval=10.0, write=lambda line, **_: lines.append(line), clock=clock)
+    progress.begin(2000)
+    reported = []
+    for first, last in time_segments(2000, progress, "run 1/1"):
+        clock.now += 0.1 * (last - first + 1) + (40.0 if first == 1 else 0.0)
+        reported.append((clock.now, last))
+    left = {}
+    for line in lines:
+        done = int(line.split("t = ")[1].split("/")[0])
+        eta = line.split("ETA ")[1]
+        if done >= 200 and "m" in eta:
+            minutes, seconds = eta.rstrip("s").split("m")
+            left[done] = int(minutes) * 60 + int(seconds)
+    assert left, lines[:3]
+    for done, eta in left.items():
+        actual = 0.1 * (2000 - done)
+        assert actual / 2 <= eta <= actual * 2, (done, eta, actual)
+        assert abs(eta - actual) <= 1.0  # a steady rate: the estimate is exact, to the rounding
+    assert lines[0].endswith("ETA after the first call (loading the kernel)")  # 41.6 s, one call ended
+
+
 def test_kernel_seconds_count_the_first_call_at_the_later_calls_rate():
     """The first kernel call also loads or compiles the kernel: its 30 s of loading must
     not enter the recorded seconds, whose steady rate is 0.5 s per step."""
