@@ -77,6 +77,10 @@ def test_single_figure_target_builds_alone(built, tmp_path):
     assert (tmp_path / "results/figures/tiny_b.pdf").exists()
     assert not (tmp_path / "results/figures/tiny_a.pdf").exists()
     assert (tmp_path / "results/tables/tiny_b.csv").read_bytes() == (built / "results/tables/tiny_b.csv").read_bytes()
+    # the report of a partial build: its built targets named (what `make report` passes)
+    snakemake(tmp_path, "--report", str(tmp_path / "report.html"), "results/figures/tiny_b.pdf")
+    html = (tmp_path / "report.html").read_text()
+    assert "tiny_b" in html and "tiny_a.pdf" not in html
 
 
 def test_killed_runs_leave_no_trusted_partial_output(built, tmp_path):
