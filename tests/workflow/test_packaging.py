@@ -227,7 +227,11 @@ def test_citation_cff():
             "Collaborative Mean Estimation over Intermittently Connected Networks with "
             "Peer-To-Peer Privacy"
         ),
+        "Scalable Decentralized Algorithms for Online Personalized Mean Estimation",
     }
+    # every paper the figures reproduce is linked: an arXiv URL (and Galante et al.'s DOI)
+    linked = [r for r in cff["references"] if r.get("url", "").startswith("https://arxiv.org/abs/")]
+    assert len(linked) == 4 and any(r.get("doi") == "10.1609/aaai.v39i16.33835" for r in linked)
     readme = (ROOT / "README.md").read_text()
     assert "## How to cite" in readme and "CITATION.cff" in readme
 
