@@ -238,3 +238,39 @@ def test_configuration_reference_marks_required_keys_and_lists_every_engines_key
         assert f"#### {case}" in pricer
     assert "| `p_c` |" in pricer and "| `n_nodes` |" in pricer
     assert "| `derived_from` | string |" in page
+
+
+def _documented_snakemake_commands() -> list[tuple[str, list[str]]]:
+    """Every `snakemake` command of a ```bash block of the README and docs/ (continued
+    lines joined, comments dropped), as (where, words after "snakemake")."""
+    commands = []
+    for path in DOCUMENTED:
+        for block in re.findall(r"```bash\n(.*?)```", path.read_text(), re.S):
+            joined = re.sub(r"\\\n\s*", " ", block)
+            for line in joined.splitlines():
+                words = line.split("#", 1)[0].split()
+                if words[:1] == ["snakemake"]:
+                    commands.append((f"{path.relative_to(ROOT)}: {line.strip()}", words[1:]))
+    return commands
+
+
+#: Options a dry run cannot take here: --unlock and --report act on a build, a SLURM profile
+#: needs the cluster (its commands' word order is checked above, the profile by tests/workflow/test_slurm.py).
+NOT_DRY_RUN = ("--unlock", "--report", "--profile")
+
+
+def test_every_documented_snakemake_command_runs_as_written():
+    """Each documented `snakemake` command, as written, plans its jobs (a dry run in the
+    repository, with config.yaml): an option that no longer exists, a target written where
+    Snakemake reads a config file, or a bad --config value fails here."""
+    commands = _documented_snakemake_commands()
+    assert len(commands) >= 8, commands
+    ran = 0
+    for where, words in commands:
+        if any(option in words for option in NOT_DRY_RUN):
+            continue
+        result = subprocess.run([sys.executable, "-m", "snakemake", *words, "-n", "--quiet", "rules"],
+                                cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, f"{where}\n{(result.stdout + result.stderr)[-2000:]}"
+        ran += 1
+    assert ran >= 6
