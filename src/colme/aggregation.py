@@ -133,6 +133,19 @@ def panel_rows(table: pd.DataFrame) -> pd.DataFrame:
     return table[table["group"] == ALL_AGENTS].drop(columns=["group", "group_share"]).reset_index(drop=True)
 
 
+def group_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """A grouped table's rows of groups, but a group that holds every agent (a curve with
+    one eps grouped by privacy: the panel again); none for a table without groups."""
+    if "group" not in table.columns:
+        return table.iloc[:0]
+    return table[_own_groups(table)]
+
+
+def _own_groups(table: pd.DataFrame) -> pd.Series:
+    """Which rows of a grouped table are a group's that is not the panel again."""
+    return (table["group"] != ALL_AGENTS) & (table["group_share"] < 1.0)
+
+
 def groups_as_curves(table: pd.DataFrame) -> pd.DataFrame:
     """A grouped table with each group's rows as a curve of its own, "<curve> [<group>]",
     and no group columns (a sweep summarises them like any curve), but for a group that
@@ -140,7 +153,7 @@ def groups_as_curves(table: pd.DataFrame) -> pd.DataFrame:
     other table as it is."""
     if "group" not in table.columns:
         return table
-    out = table[(table["group"] == ALL_AGENTS) | (table["group_share"] < 1.0)].copy()
+    out = table[(table["group"] == ALL_AGENTS) | _own_groups(table)].copy()
     grouped = out["group"] != ALL_AGENTS
     out.loc[grouped, "curve"] = out.loc[grouped, "curve"] + " [" + out.loc[grouped, "group"] + "]"
     return out.drop(columns=["group", "group_share"])

@@ -572,15 +572,20 @@ def below_level(
     at some x (significantly at or above the level); inconclusive otherwise.  Exact values
     (se = 0, e.g. no run with a wrong link) are compared exactly (a tie fails).
     """
+    rows, value, se, name = _level_value(table, curve, t_range, reference, x)
+    return _level_verdict(rows, value, se, level - value, level, f"{level:g} - ({name})", name, t_range, k, x)
+
+
+def _level_value(table, curve, t_range, reference, x):
+    """(rows, value, se, name) that ``below_level`` compares with its level: ``curve`` over
+    ``t_range``, or its difference from ``reference`` (independent errors)."""
     rows = curve_rows(table, curve, t_range, x)
     value, se = rows["mse"].to_numpy(dtype=float), rows["se"].to_numpy(dtype=float)
-    name = curve
-    if reference is not None:
-        ref = curve_rows(table, reference, t_range, x).reindex(rows.index)
-        value = value - ref["mse"].to_numpy(dtype=float)
-        se = np.hypot(se, ref["se"].to_numpy(dtype=float))
-        name = f"{curve} - {reference}"
-    return _level_verdict(rows, value, se, level - value, level, f"{level:g} - ({name})", name, t_range, k, x)
+    if reference is None:
+        return rows, value, se, curve
+    ref = curve_rows(table, reference, t_range, x).reindex(rows.index)
+    return (rows, value - ref["mse"].to_numpy(dtype=float), np.hypot(se, ref["se"].to_numpy(dtype=float)),
+            f"{curve} - {reference}")
 
 
 def resolving_power(
@@ -745,6 +750,14 @@ def _coordinates(table: pd.DataFrame, point: str) -> str:
     return ", ".join(f"{key}={row[key]:g}" for key in axes)
 
 
+def _sweep_ratio(table: pd.DataFrame, curve: str, reference: str) -> tuple[pd.DataFrame, pd.Series, pd.Series]:
+    """(rows of ``curve``, R = curve / reference per point, the relative se of R by the delta
+    method from both se, the closed form's over its instances)."""
+    rows, ref = _sweep_points(table, curve), _sweep_points(table, reference)
+    relative = np.sqrt((rows["se"] / rows["mse"]) ** 2 + (ref["se"].fillna(0) / ref["mse"]) ** 2)
+    return rows, rows["mse"] / ref["mse"], relative
+
+
 def sweep_sign(table: pd.DataFrame, curve: str = "oracle", predicted: str = "theorem1", k=K) -> Verdict:
     """The sign of ``curve``'s gain over Local at the sweep's summary time flips where the
     closed-form ``predicted`` curve says, at every point both resolve.
@@ -785,9 +798,8 @@ def sweep_agreement(table: pd.DataFrame, curve: str = "oracle", reference: str =
     if |R - 1| - k se > tol at some point; inconclusive otherwise.  The measured text gives
     R - 1 at every point: the finite-t excess over the asymptote.
     """
-    rows, ref = _sweep_points(table, curve), _sweep_points(table, reference)
-    ratio = rows["mse"] / ref["mse"]
-    se = ratio * np.sqrt((rows["se"] / rows["mse"]) ** 2 + (ref["se"].fillna(0) / ref["mse"]) ** 2)
+    rows, ratio, relative = _sweep_ratio(table, curve, reference)
+    se = ratio * relative
     gap = (ratio - 1).abs()
     excess = "; ".join(f"{_coordinates(table, p)}: {ratio[p] - 1:+.3f} ± {k * se[p]:.3f}" for p in rows.index)
     return Verdict(
@@ -857,13 +869,7 @@ def level_resolution(table: pd.DataFrame, curve: str, level: float, t_range=(0.9
     if k s < level at every x (the measured difference, not the noise alone, keeps the claim
     undecided); inconclusive if s is undefined somewhere.
     """
-    rows = curve_rows(table, curve, t_range, x)
-    se = rows["se"].to_numpy(dtype=float)
-    name = curve
-    if reference is not None:
-        ref = curve_rows(table, reference, t_range, x).reindex(rows.index)
-        se = np.hypot(se, ref["se"].to_numpy(dtype=float))
-        name = f"{curve} - {reference}"
+    rows, _, se, name = _level_value(table, curve, t_range, reference, x)
     resolution = k * se
     short = resolution >= level
     worst = int(np.nanargmax(resolution)) if np.isfinite(resolution).any() else 0
@@ -891,9 +897,8 @@ def sweep_resolution(table: pd.DataFrame, curve: str = "oracle", reference: str 
     is undefined at some point.  As ``cannot_resolve``, it can come out either way for an
     inconclusive claim.
     """
-    rows, ref = _sweep_points(table, curve), _sweep_points(table, reference)
-    ratio = rows["mse"] / ref["mse"]
-    resolution = k * np.sqrt((rows["se"] / rows["mse"]) ** 2 + (ref["se"].fillna(0) / ref["mse"]) ** 2)
+    rows, ratio, relative = _sweep_ratio(table, curve, reference)
+    resolution = k * relative
     short = resolution > tol
     worst = resolution.idxmax()
     deviation = (ratio - 1).abs()

@@ -195,20 +195,27 @@ def validate_written(config: dict, schema: dict | None = None) -> dict:
     return config
 
 
+def schema_cases(definition: dict) -> list[str]:
+    """The ``$defs`` a definition chooses between (``if``/``then``/``else`` chains and
+    ``oneOf`` of ``$ref``s, e.g. PriCER's ``kind``), in order."""
+    names = []
+    for branch in (definition.get("then"), definition.get("else"), *definition.get("oneOf", ())):
+        if not isinstance(branch, dict):
+            continue
+        ref = branch.get("$ref", "")
+        names += [ref.rsplit("/", 1)[-1]] if ref.startswith("#/$defs/") else schema_cases(branch)
+    return names
+
+
 def engine_keys(schema: dict) -> dict[str, set[str]]:
     """Each engine's figure keys (its figure definition's, or its cases' together, e.g.
     PriCER's kinds)."""
     defs = schema["$defs"]
-
-    def keys(definition: dict) -> set[str]:
-        found = set(definition.get("properties", {}))
-        for branch in (definition.get("then"), definition.get("else"), *definition.get("oneOf", ())):
-            if isinstance(branch, dict):
-                ref = branch.get("$ref", "")
-                found |= keys(defs[ref.rsplit("/", 1)[-1]]) if ref.startswith("#/$defs/") else keys(branch)
-        return found
-
-    return {name: keys(defs[engine.figure_schema]) for name, engine in ENGINES.items() if engine.figure_schema}
+    return {
+        name: set(defs[engine.figure_schema].get("properties", {})).union(
+            *(defs[case].get("properties", {}) for case in schema_cases(defs[engine.figure_schema])))
+        for name, engine in ENGINES.items() if engine.figure_schema
+    }
 
 
 def _check_engine_implied(name: str, entry: dict, schema: dict) -> None:

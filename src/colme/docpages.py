@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from .claims import EVIDENCE, HISTORY, HOLM, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, evidence_summary, load_claims
-from .config import ConfigError, load_config, resolve_figure
+from .config import ConfigError, load_config, resolve_figure, schema_cases
 from .expansion import validate_config
 from .registry import ENGINES
 
@@ -150,20 +150,6 @@ def _object_parts(schema: dict) -> list[dict]:
     return [part for part in [schema, *schema.get("oneOf", ())] if "properties" in part]
 
 
-def _alternatives(definition: dict) -> list[str]:
-    """The definitions a figure schema chooses between (``if``/``then``/``else`` chains and
-    ``oneOf`` of ``$ref``s, e.g. PriCER's ``kind``), in order."""
-    names = []
-    for branch in (definition.get("then"), definition.get("else"), *definition.get("oneOf", ())):
-        if not isinstance(branch, dict):
-            continue
-        if _ref_name(branch):
-            names.append(_ref_name(branch))
-        else:
-            names += _alternatives(branch)
-    return names
-
-
 def _table(rows: list[dict]) -> list[str]:
     lines = ["| key | type | allowed values | default | description |", "|---|---|---|---|---|"]
     lines += [
@@ -217,7 +203,7 @@ def config_reference(schema: dict) -> str:
         definition = defs[name]
         lines += [f"### `engine: {engine.name}` {{#{def_anchor(name)}}}", "",
                   _cell(definition.get("description", "")), ""]
-        alternatives = _alternatives(definition)
+        alternatives = schema_cases(definition)
         if definition.get("properties") or not alternatives:
             lines += [*_table(schema_rows(definition.get("properties", {}), definition.get("required", ()))), ""]
         for alternative in alternatives:  # a figure defined by cases (PriCER's kind)

@@ -53,6 +53,14 @@ def figure_tables(config: dict, figure: str, root: str | Path | None = None) -> 
     ):
         raise ConfigError(f"figure {figure!r} (engine {engine.name}) is made from other figures' tables: "
                           "build it with snakemake")
+    return settings_tables(figure, settings, root)
+
+
+def settings_tables(figure: str, settings: dict, root: str | Path | None = None) -> FigureTables:
+    """The tables of a figure from its resolved ``settings`` (``colme.config.resolve_figure``):
+    an analytic figure's directly, a simulated figure's through its instance and chunk files
+    under ``root`` (kept) or a temporary folder (removed)."""
+    engine = ENGINES[settings["engine"]]
     if not engine.simulated:
         return engine.tables(figure, stage_params(settings, "table"), {})
     if root is None:

@@ -37,9 +37,10 @@ from hypothesis import strategies as st
 from colme.aggregation import run_chunks
 from colme.config import ConfigError, _branch, _resolve_ref, load_schema, resolve_figure
 from colme.expansion import validate_config
+from colme.explore import settings_tables
 from colme.provenance import canonical_json
 from colme.registry import ENGINES, figure_caption, stage_params
-from colme.stages import makers, result_path, write_chunk, write_instances
+from colme.stages import makers, result_path
 
 settings.register_profile("ci", max_examples=300, derandomize=True, deadline=None, database=None,
                           suppress_health_check=[HealthCheck.too_slow])
@@ -202,23 +203,8 @@ def two_keys(draw, engines=None):
 
 
 def build(settings_: dict) -> list:
-    """The figure's tables, in-process: instances, chunks and table stage."""
-    engine = ENGINES[settings_["engine"]]
-    if not engine.simulated:
-        return [engine.tables("f", stage_params(settings_, "table"), {}).table]
-    paths = {"instances": [], "chunks": []}
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as root:
-        for start, stop in run_chunks(settings_["runs"], settings_["chunk_runs"]):
-            made_by = makers("f", settings_, start, stop)
-            for kind in paths:
-                paths[kind].append(result_path(kind, "f", start, stop, made_by[kind], root=root))
-            write_instances(made_by["instances"], paths["instances"][-1])
-            write_chunk(made_by["chunks"], paths["instances"][-1], paths["chunks"][-1])
-        inputs = engine.table_inputs("f", settings_, lambda kind: paths[kind])
-        tables = engine.tables("f", stage_params(settings_, "table"), inputs)
-    return [tables.table]
+    """The figure's tables, in-process: instances, chunks and table stage (``colme.explore``)."""
+    return [settings_tables("f", settings_).table]
 
 
 def small(settings_: dict) -> bool:

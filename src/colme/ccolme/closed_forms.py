@@ -36,10 +36,15 @@ def theorem1_coefficient(
     may be per-agent arrays where the laws differ by class: the theorem's per-component
     argument holds term by term, a class-induced component sharing one law.
     """
+    return float(theorem1_terms(component_sizes, sigma, sigma**2 + sigma_dp**2, alpha_factor).mean())
+
+
+def theorem1_terms(component_sizes: np.ndarray, sigma, noisy_variance, alpha_factor: float = 2.0) -> np.ndarray:
+    """Each agent's term of Theorem 1 (t times its asymptotic MSE): sigma^2 for n_a <= 2
+    (the local mean), f * noisy_variance / n_a otherwise, where ``noisy_variance`` is
+    sigma^2 + sigma_DP^2 of the agent's component (per agent where the agents differ)."""
     n = np.asarray(component_sizes, dtype=np.float64)
-    small = n <= 2
-    terms = np.where(small, sigma**2, alpha_factor * (sigma**2 + sigma_dp**2) / n)
-    return float(terms.mean())
+    return np.where(n <= 2, sigma**2, alpha_factor * noisy_variance / n)
 
 
 def corollary1_terms(component_sizes: np.ndarray, sigma: float) -> tuple[float, float]:

@@ -237,18 +237,14 @@ class ConsensusEngine(SimulatedEngine):
         from .kernel import simulate_runs  # lazy: compiles/loads the Numba kernel
 
         dtype = np.dtype(params["precision"]).type
-        if not spec.groups:
-            return simulate_runs(
-                spec, instances["classes"], instances["edges"], generators, dtype, diagnostics, progress,
-                instances.get("agent_means"), instances.get("privacy_ranks"),
-            )
         shape = (len(generators), len(spec.curves), spec.n_groups)
-        sums, counts = np.empty((*shape, len(spec.t_record))), np.empty(shape, dtype=np.int64)
+        groups = {"group_sums": np.empty((*shape, len(spec.t_record))),
+                  "group_counts": np.empty(shape, dtype=np.int64)} if spec.groups else {}
         mse = simulate_runs(
             spec, instances["classes"], instances["edges"], generators, dtype, diagnostics, progress,
-            instances.get("agent_means"), instances.get("privacy_ranks"), group_sums=sums, group_counts=counts,
+            instances.get("agent_means"), instances.get("privacy_ranks"), **groups,
         )
-        return {"mse": mse, "group_sums": sums, "group_counts": counts}
+        return {"mse": mse, **groups} if groups else mse
 
     def drawing_options(self, settings: dict) -> dict:
         return {"draw_groups": list(settings["draw_groups"])} if settings.get("draw_groups") else {}

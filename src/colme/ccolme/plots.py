@@ -8,7 +8,7 @@ import math
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from ..aggregation import ALL_AGENTS, panel_rows
+from ..aggregation import group_rows, panel_rows
 from ..plotting import PanelStyle, palette
 
 #: Line style per decision rule, as in seed 002 Fig. 1.
@@ -43,9 +43,8 @@ def panel_style(table: pd.DataFrame, draw_groups=()) -> PanelStyle:
     """Seed 002 Fig. 1's style for a table's panel rows; with ``draw_groups`` (rules), those
     rules' curves also group by group (a grouped table's rows, ``colme.aggregation``):
     thin, in the curve's colour, one dash per group."""
-    grouped = table[(table["group"] != ALL_AGENTS) & table["rule"].isin(draw_groups)
-                    & (table["kind"] == "simulated") & (table["group_share"] < 1.0)] \
-        if "group" in table.columns else table.iloc[:0]  # a group of every agent: the panel again
+    grouped = group_rows(table)
+    grouped = grouped[grouped["rule"].isin(draw_groups) & (grouped["kind"] == "simulated")]
     table = panel_rows(table)
     simulated = table[table["kind"] == "simulated"]
     privacy = {name: _privacy(rows) for name, rows in simulated.groupby("curve", sort=False)}

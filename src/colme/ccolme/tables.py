@@ -11,7 +11,7 @@ from ..aggregation import ALL_AGENTS, analytic_frame, concatenate_runs, mean_se,
 from ..graphs import csr_neighbours, valid_edges
 from ..populations import component_labels
 from ..privacy import laplace_sigma_dp
-from .closed_forms import ALPHA_FACTOR, corollary1_terms, theorem1_coefficient
+from .closed_forms import ALPHA_FACTOR, corollary1_terms, theorem1_coefficient, theorem1_terms
 from .spec import Curve, PanelSpec
 
 
@@ -50,8 +50,22 @@ def theorem1_agent_terms(spec: PanelSpec, curve: Curve, classes: np.ndarray, edg
     variance = sigma**2 + noise[levels, classes] ** 2
     labels = component_labels(edges, classes)
     component_mean = np.bincount(labels, variance) / np.bincount(labels)
-    factor = ALPHA_FACTOR[spec.alpha_schedule]
-    return np.where(sizes <= 2, sigma**2, factor * component_mean[labels] / sizes)
+    return theorem1_terms(sizes, sigma, component_mean[labels], ALPHA_FACTOR[spec.alpha_schedule])
+
+
+def run_edges(instances: list[dict]) -> list[np.ndarray]:
+    """Each run's edge list, in run order, without its padding (a chunk pads its runs'
+    edge lists to its own longest)."""
+    return [valid_edges(e) for part in sorted(instances, key=lambda p: int(p["runs"][0])) for e in part["edges"]]
+
+
+def run_groups(spec: PanelSpec, curve: Curve, classes: np.ndarray, edges: list[np.ndarray],
+               ranks: np.ndarray | None) -> np.ndarray:
+    """Each run's agents' groups (runs, M) on ``curve`` (``PanelSpec.agent_groups``)."""
+    return np.stack([
+        spec.agent_groups(curve, classes[r], None if ranks is None else ranks[r], *csr_neighbours(e, spec.n_agents))
+        for r, e in enumerate(edges)
+    ])
 
 
 def theorem1_group_frames(spec: PanelSpec, t: np.ndarray, instances: list[dict]) -> list[pd.DataFrame]:
@@ -66,28 +80,26 @@ def theorem1_group_frames(spec: PanelSpec, t: np.ndarray, instances: list[dict])
     if not privacy:
         return []
     classes = concatenate_runs(instances, "classes")
-    # per run, each without its padding (chunks pad their runs' edge lists to their own longest)
-    edges = [valid_edges(e) for part in sorted(instances, key=lambda p: int(p["runs"][0])) for e in part["edges"]]
+    edges = run_edges(instances)
     sizes = concatenate_runs(instances, "component_sizes")
     ranks = concatenate_runs(instances, "privacy_ranks") if "privacy_ranks" in instances[0] else None
     n_runs, n_agents = classes.shape
-    graphs = [csr_neighbours(e, n_agents) for e in edges]
     frames = []
     for curve in privacy:
         terms = np.stack([
             theorem1_agent_terms(spec, curve, classes[r], edges[r], sizes[r], None if ranks is None else ranks[r])
             for r in range(n_runs)
         ])
-        name = "theorem1 eps=" + curve.name.partition("eps=")[2]
-        fields = {"eps_mix": curve.name.partition("eps=")[2]} if curve.mix else {}
+        privacy_text = curve.name.partition("eps=")[2]
+        name = f"theorem1 eps={privacy_text}"
+        fields = {"eps_mix": privacy_text} if curve.mix else {}
         if curve.mix:
             coef, coef_se = mean_se(terms.mean(axis=1)[:, None])
             frames.append(analytic_frame(name, "theorem1", math.nan, t, coef / t, coef_se / t, n_runs)
                           .assign(**fields))
         if not spec.groups:
             continue
-        groups = np.stack([spec.agent_groups(curve, classes[r], None if ranks is None else ranks[r], *graphs[r])
-                           for r in range(n_runs)])
+        groups = run_groups(spec, curve, classes, edges, ranks)
         for group, label in enumerate(spec.group_labels(curve)):
             members = groups == group
             counts = members.sum(axis=1)
@@ -186,20 +198,15 @@ def group_bound_rows(spec: PanelSpec, instances: list[dict], sizes: np.ndarray) 
     single = [c for c in spec.curves if not c.mix]
     if not single:
         return pd.DataFrame()
-    classes = concatenate_runs(instances, "classes")
-    edges = [valid_edges(e) for part in sorted(instances, key=lambda p: int(p["runs"][0])) for e in part["edges"]]
-    groups = np.stack([spec.agent_groups(single[0], classes[r], None, *csr_neighbours(edges[r], spec.n_agents))
-                       for r in range(len(classes))])
-    large = sizes >= 3
-    numerator = np.where(large, spec.population.sigma**2 * (1.0 - 2.0 / sizes), 0.0)
-    denominator = np.where(large, 2.0 / sizes, 0.0)
+    groups = run_groups(spec, single[0], concatenate_runs(instances, "classes"), run_edges(instances), None)
     rows = []
     for group, label in enumerate(spec.group_labels(single[0])):
         members = groups == group
         if not members.any():
             continue
+        numerator, denominator = corollary1_terms(sizes[members], spec.population.sigma)
         with np.errstate(divide="ignore", invalid="ignore"):  # no member with classmates: NaN
-            bound = np.float64(numerator[members].sum()) / denominator[members].sum()
+            bound = np.float64(numerator) / denominator
         rows.append(("corollary1_ratio_of_means", math.nan, bound, math.nan, None, label))
         for eps in sorted({c.eps for c in single}):
             sigma_dp2 = laplace_sigma_dp(eps, spec.population.half_width) ** 2

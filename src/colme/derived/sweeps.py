@@ -107,15 +107,30 @@ def simplex_note(simplex: str) -> str:
             "still sums to 1")
 
 
+def touched_simplices(keys) -> dict[str, set[int]]:
+    """The lists of ``SIMPLEX_LISTS`` that ``keys`` set entries of, with those entries' indices."""
+    touched: dict[str, set[int]] = {}
+    for key in keys:
+        simplex = simplex_of(key)
+        if simplex is not None:
+            touched.setdefault(simplex, set()).add(int(key.rpartition(".")[2]))
+    return touched
+
+
 def rescaled_simplices(settings: dict) -> list[str]:
-    """The lists of ``SIMPLEX_LISTS`` some point of the sweep sets only part of."""
-    touched: dict[str, set] = {}
-    for axis in settings["axes"]:
-        for key in [axis["key"], *axis.get("with", {})]:
-            simplex = simplex_of(key)
-            if simplex is not None:
-                touched.setdefault(simplex, set()).add(int(key.rpartition(".")[2]))
-    return sorted(touched)
+    """The lists of ``SIMPLEX_LISTS`` whose entries the sweep's axes set (the others
+    rescaled, ``rescale_simplices``)."""
+    return sorted(touched_simplices(key for axis in settings["axes"] for key in [axis["key"], *axis.get("with", {})]))
+
+
+def list_value(settings: dict, key: str):
+    """The list at ``key`` in resolved ``settings``: population.probabilities, None when the
+    classes are equally likely, is read as the uniform probabilities of the class means."""
+    value = lookup(settings, key)
+    if value is None and key == "population.probabilities":
+        means = settings["population"]["means"]
+        value = [1.0 / len(means)] * len(means)
+    return value
 
 
 def axis_assignments(axis: dict) -> list[dict]:
@@ -203,12 +218,7 @@ def rescale_simplices(settings: dict, assigned) -> None:
     """In the lists of ``SIMPLEX_LISTS`` that a point sets only part of (``assigned``: the
     keys it sets), rescale the other entries in proportion so that the list sums to 1 (a
     list whose set entries exceed 1 is left for validation to refuse, naming it)."""
-    touched: dict[str, set] = {}
-    for key in assigned:
-        simplex = simplex_of(key)
-        if simplex is not None:
-            touched.setdefault(simplex, set()).add(int(key.rpartition(".")[2]))
-    for simplex, indices in touched.items():
+    for simplex, indices in touched_simplices(assigned).items():
         values = lookup(settings, simplex)
         others = [i for i in range(len(values)) if i not in indices]
         rest = sum(values[i] for i in others)
@@ -229,9 +239,7 @@ def _materialize_list(target: dict, key: str, base: dict) -> None:
     parent = key.rpartition(".")[0]
     if not key.rpartition(".")[2].isdigit() or isinstance(lookup(target, parent), list):
         return
-    value = lookup(base, parent)
-    if value is None and parent == "population.probabilities":
-        value = [1.0 / len(base["population"]["means"])] * len(base["population"]["means"])
+    value = list_value(base, parent) if base else None
     if value is not None:
         _assign(target, parent, list(value))
 
@@ -468,7 +476,7 @@ class SweepEngine(DerivedEngine):
         population = base_settings["population"]
         if population.get("probabilities") is None:  # equally likely classes: an entry can still be swept
             base_settings = {**base_settings, "population": {
-                **population, "probabilities": [1.0 / len(population["means"])] * len(population["means"])}}
+                **population, "probabilities": list_value(base_settings, "population.probabilities")}}
         for key in [axis["key"], *axis.get("with", {})]:
             value = lookup(base_settings, key)
             if value is None or not _numeric(value):
