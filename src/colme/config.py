@@ -100,6 +100,8 @@ def _describe(error: jsonschema.ValidationError) -> str:
         return f"config key {key}: unknown key(s) {extra}; allowed keys: {allowed}"
     if error.validator == "enum":
         return f"config key {key}: {error.instance!r} is not allowed; allowed values: {error.validator_value}"
+    if error.validator == "pattern" and "x-allowed" in error.schema:
+        return f"config key {key}: {error.instance!r} is not allowed; allowed: {error.schema['x-allowed']}"
     if error.validator == "oneOf" and error.context:
         best = min(error.context, key=lambda e: len(list(e.schema_path)))
         return f"config key {key}: {error.instance!r} is invalid ({best.message})"

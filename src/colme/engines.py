@@ -58,6 +58,12 @@ NOT_NUMERIC = frozenset({"title", "runs", "chunk_runs"})
 RUN_OVERRIDES = ("runs", "t_max", "chunk_runs")
 
 
+
+def table_path(results: str, figure: str, suffix: str = ".csv") -> str:
+    """Where the table stage writes ``figure``'s table (``suffix``: ``.csv``, ``.json``,
+    ``_supplement.csv``, ...) in the results folder ``results``."""
+    return f"{results}/tables/{figure}{suffix}"
+
 class FigureTables(NamedTuple):
     """What a figure's table stage writes: the tidy table, the supplementary table, the
     covariance of its simulated curves' means (pairs), the engine's diagnostics and the
@@ -249,9 +255,10 @@ class Engine:
         times and population, passed to ``run_kernel`` and ``curve_fields``)."""
         return None
 
-    def table_inputs(self, figure: str, settings: dict, chunk_paths) -> dict:
+    def table_inputs(self, figure: str, settings: dict, chunk_paths, results: str = "results") -> dict:
         """The table stage's inputs by name (paths); ``chunk_paths(kind)`` lists a simulated
-        figure's chunk files of ``kind`` (``chunks`` or ``instances``)."""
+        figure's chunk files of ``kind`` (``chunks`` or ``instances``); other figures' tables
+        are read from ``results`` (the build's results folder, ``table_path``)."""
         return {}
 
     @required
@@ -421,7 +428,7 @@ class SimulatedEngine(Engine):
         a sweep (``colme.derived.sweeps``) draws where each changes sign as a predicted boundary."""
         return {}
 
-    def table_inputs(self, figure, settings, chunk_paths):
+    def table_inputs(self, figure, settings, chunk_paths, results="results"):
         return {"sims": chunk_paths("chunks"), "instances": chunk_paths("instances")}
 
     def tables(self, figure, params, inputs):

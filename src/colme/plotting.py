@@ -20,8 +20,14 @@ from .provenance import atomic_savefig
 
 #: Decades of log10(MSE / Local) at which a sweep heatmap's colours saturate.
 HEATMAP_DECADES = 2.0
-#: Local and Ideal (rule ``local`` / ``ideal``): dashed, in every MSE panel.
-BENCHMARK_STYLES = {"local": ("tab:green", "--"), "ideal": ("#b8860b", "--")}
+#: Local and Ideal (rule ``local`` / ``ideal``), in every MSE panel: black, dashed and dotted.
+#: No curve is black (``palette``), so a curve never looks like either.
+BENCHMARK_STYLES = {"local": ("black", "--"), "ideal": ("black", ":")}
+#: Other closed-form curves of a sweep (e.g. Theorem 1): grey, dash-dotted.
+CLOSED_FORM_STYLE = ("0.45", "-.")
+#: The colour of a legend entry that stands for a line style (a rule, a query schedule):
+#: grey, which no curve has (``palette``) and Local and Ideal have not.
+STYLE_KEY_COLOUR = "0.4"
 
 
 @dataclass
@@ -42,9 +48,12 @@ class PanelStyle:
 
 
 def palette(values) -> dict:
-    """A colour-blind-safe colour per value, in order."""
+    """A colour per value, in order: colour-blind safe up to 9 values (seaborn's
+    ``colorblind``), ``tab20`` beyond (repeated past 17).  Never black or grey: black is
+    Local's and Ideal's, grey a line style's legend entry (``STYLE_KEY_COLOUR``)."""
     values = list(values)
-    return dict(zip(values, sns.color_palette("colorblind", len(values)), strict=True))
+    base = [c for c in sns.color_palette("colorblind" if len(values) <= 9 else "tab20") if max(c) - min(c) > 0.15]
+    return {value: base[index % len(base)] for index, value in enumerate(values)}
 
 
 def plot_mse_panel(table: pd.DataFrame, style: PanelStyle, title: str, metadata: dict, pdf: Path, png: Path) -> None:
@@ -202,7 +211,7 @@ def draw_sweep_lines(table: pd.DataFrame, key: str, meta: dict, margins: list, t
             ax.plot(x, rows["y"], "o-", color=colours[curve], lw=1.3, ms=3.5, label=curve)
             ax.fill_between(x, rows["y_lo"], rows["y_hi"], color=colours[curve], alpha=0.18, lw=0)
         else:
-            colour, line = BENCHMARK_STYLES.get(curve.lower(), ("0.3", ":"))
+            colour, line = BENCHMARK_STYLES.get(curve.lower(), CLOSED_FORM_STYLE)
             ax.plot(x, rows["y"], line, color=colour, lw=1.3, label=curve)
     x, labels, log = axis_positions(values, scale)
     boundaries = [m for m in margins if m["quantity"].startswith("boundary") or
@@ -213,7 +222,7 @@ def draw_sweep_lines(table: pd.DataFrame, key: str, meta: dict, margins: list, t
         ax.axvline(mark["value"], color="0.2", ls=("--", "-.", ":")[index % 3], lw=1.0,
                    label=f"{label} at {key} = {mark['value']:.3g}")
     if meta["summary"]["kind"] == "ratio_to_local":
-        ax.axhline(1.0, color="tab:green", lw=0.8)
+        ax.axhline(1.0, color=BENCHMARK_STYLES["local"][0], ls=BENCHMARK_STYLES["local"][1], lw=0.8)
     if log:
         ax.set_xscale("log")
     ax.set_xticks(x, labels)

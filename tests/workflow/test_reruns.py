@@ -109,6 +109,9 @@ TOP_KEYS = {
     # which figures the default target builds: no job's params
     "targets": {"ccolme": None, "private_colme": None, "oracle": None, "zoom": None, "scaling": None,
                 "pricer": None},
+    # where the outputs go: no job's params (a new folder holds none of them: all are made there)
+    "results": {"ccolme": None, "private_colme": None, "oracle": None, "zoom": None, "scaling": None,
+                "pricer": None},
 }
 
 
@@ -375,11 +378,12 @@ TOP_EDITS = {
     "seed": ("seed",), "precision": ("precision",), "population.sigma": ("population", "sigma"),
     "population.means": ("population", "means"), "population.means+": ("population", "means"),
     "t_max": ("t_max",), "grid_linear": ("grid_linear",), "grid_log": ("grid_log",), "targets": ("targets",),
+    "results": ("results",),
 }
 TOP_VALUES = {
     "seed": 7, "precision": "float64", "population.sigma": 0.3, "population.means": [0.1, 0.4, 0.8],
     "population.means+": [0.2, 0.4, 0.6, 0.8], "t_max": 1000, "grid_linear": 11, "grid_log": 7,
-    "targets": ["fig1_r5"],
+    "targets": ["fig1_r5"], "results": "results/experiments/mine",
 }
 
 

@@ -77,10 +77,27 @@ def test_single_figure_target_builds_alone(built, tmp_path):
     assert (tmp_path / "results/figures/tiny_b.pdf").exists()
     assert not (tmp_path / "results/figures/tiny_a.pdf").exists()
     assert (tmp_path / "results/tables/tiny_b.csv").read_bytes() == (built / "results/tables/tiny_b.csv").read_bytes()
-    # the report of a partial build: its built targets named (what `make report` passes)
-    snakemake(tmp_path, "--report", str(tmp_path / "report.html"), "results/figures/tiny_b.pdf")
+    # the report of a partial build, as `make report` asks for it: what exists
+    snakemake(tmp_path, "--report", str(tmp_path / "report.html"))
     html = (tmp_path / "report.html").read_text()
     assert "tiny_b" in html and "tiny_a.pdf" not in html
+
+
+def test_a_results_folder_of_its_own(built, tmp_path):
+    """``results: <folder>`` puts every output there (an experiment's own folder): the same
+    bytes as in results/, nothing written to results/, and its report needs no other build."""
+    snakemake(tmp_path, "--cores", "1", "out/b/figures/tiny_b.pdf", "--config", "results=out/b")
+    assert (tmp_path / "out/b/figures/tiny_b.pdf").exists() and not (tmp_path / "results").exists()
+    for name in ("tiny_b.csv", "tiny_b_supplement.csv", "tiny_b_covariance.csv"):
+        assert (tmp_path / "out/b/tables" / name).read_bytes() == (built / "results/tables" / name).read_bytes()
+    assert list((tmp_path / "out/b/chunks/tiny_b").glob("runs*.npz"))
+    assert list((tmp_path / "out/b/logs/simulate/tiny_b").glob("*.log"))
+    snakemake(tmp_path, "--report", str(tmp_path / "report.html"), "--config", "results=out/b")
+    assert "tiny_b" in (tmp_path / "report.html").read_text()
+    refused = subprocess.run(snakemake_command(tmp_path, "-n", "--config", "results=../b"),
+                             capture_output=True, text=True)
+    assert refused.returncode != 0
+    assert "config key results: '../b' is not allowed" in refused.stdout + refused.stderr
 
 
 def test_killed_runs_leave_no_trusted_partial_output(built, tmp_path):

@@ -23,26 +23,28 @@ rule claims:
     """The papers' claims (workflow/claims.yaml) checked on the tables, one verdict each."""
     input:
         claims=CLAIMS,
-        tables=expand("results/tables/{figure}.csv", figure=CLAIM_FIGURES),
-        bounds=expand("results/tables/{figure}_supplement.csv", figure=BOUND_FIGURES),
+        tables=expand(f"{RESULTS}/tables/{{figure}}.csv", figure=CLAIM_FIGURES),
+        bounds=expand(
+            f"{RESULTS}/tables/{{figure}}_supplement.csv", figure=BOUND_FIGURES
+        ),
         covariances=expand(
-            "results/tables/{figure}_covariance.csv", figure=CLAIM_FIGURES
+            f"{RESULTS}/tables/{{figure}}_covariance.csv", figure=CLAIM_FIGURES
         ),
         diagnostics=expand(
-            "results/tables/{figure}_diagnostics.csv", figure=DIAGNOSTICS_FIGURES
+            f"{RESULTS}/tables/{{figure}}_diagnostics.csv", figure=DIAGNOSTICS_FIGURES
         ),
     output:
         csv=report(
-            "results/claims.csv",
+            f"{RESULTS}/claims.csv",
             caption="../report/claims.rst",
             category="Claims",
             labels={"file": "table (CSV)"},
         ),
-        md="results/claims.md",
+        md=f"{RESULTS}/claims.md",
     log:
-        "results/logs/claims.log",
+        f"{RESULTS}/logs/claims.log",
     benchmark:
-        "results/benchmarks/claims.tsv"
+        f"{RESULTS}/benchmarks/claims.tsv"
     conda:
         "../../environment.yml"
     script:

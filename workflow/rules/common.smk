@@ -33,6 +33,8 @@ try:
 except ConfigError as error:
     raise WorkflowError(str(error)) from None
 validated = EXPANDED.config
+# Where every output goes (config key `results`): an experiment names its own folder.
+RESULTS = validated["results"]
 FIGURES = sorted(validated["figures"])
 VARIANT_SETTINGS = EXPANDED.variant_settings
 VARIANTS = EXPANDED.variants
@@ -87,7 +89,7 @@ def file_makers(kind):
     for figure, settings in SETTINGS.items():
         if ENGINES[settings["engine"]].simulated:
             for start, stop in run_chunks(settings["runs"], settings["chunk_runs"]):
-                path = figure_path(kind, figure, settings, start, stop)
+                path = figure_path(kind, figure, settings, start, stop, RESULTS)
                 found[path] = makers(figure, settings, start, stop)[kind]
     return found
 
@@ -97,7 +99,7 @@ def made_by_of(kind):
     names its instance file), whose digest the requested path must carry."""
 
     def made_by(wildcards):
-        path = f"results/{kind}/{wildcards.figure}/runs{wildcards.start}-{wildcards.stop}-{wildcards.digest}.npz"
+        path = f"{RESULTS}/{kind}/{wildcards.figure}/runs{wildcards.start}-{wildcards.stop}-{wildcards.digest}.npz"
         if path not in FILE_MAKERS[kind]:
             raise WorkflowError(
                 f"{path} is not made by this config (no figure's {kind} of these runs has "
@@ -114,7 +116,7 @@ FILE_MAKERS = {kind: file_makers(kind) for kind in KINDS}
 def chunk_paths(kind, figure):
     settings = SETTINGS[figure]
     return [
-        figure_path(kind, figure, settings, start, stop)
+        figure_path(kind, figure, settings, start, stop, RESULTS)
         for start, stop in run_chunks(settings["runs"], settings["chunk_runs"])
     ]
 
@@ -122,27 +124,27 @@ def chunk_paths(kind, figure):
 def instances_of_chunk(wildcards):
     """The instance file a chunk simulates."""
     figure, start, stop = wildcards.figure, int(wildcards.start), int(wildcards.stop)
-    return figure_path("instances", figure, SETTINGS[figure], start, stop)
+    return figure_path("instances", figure, SETTINGS[figure], start, stop, RESULTS)
 
 
 #: The table rule's outputs, by name.
 TABLE_OUTPUTS = {
-    "table": "results/tables/{figure}.csv",
-    "supplement": "results/tables/{figure}_supplement.csv",
-    "covariance": "results/tables/{figure}_covariance.csv",
-    "diagnostics": "results/tables/{figure}_diagnostics.csv",
-    "meta": "results/tables/{figure}.json",
+    "table": f"{RESULTS}/tables/{{figure}}.csv",
+    "supplement": f"{RESULTS}/tables/{{figure}}_supplement.csv",
+    "covariance": f"{RESULTS}/tables/{{figure}}_covariance.csv",
+    "diagnostics": f"{RESULTS}/tables/{{figure}}_diagnostics.csv",
+    "meta": f"{RESULTS}/tables/{{figure}}.json",
 }
 
 
 #: The figure rules' outputs (figures.smk): Snakemake makes a missing table again only if
 #: something downstream is missing too.
 DRAWN_FROM_TABLE = (
-    "results/figures/{figure}.pdf",
-    "results/figures/{figure}.png",
-    "results/figures/{figure}.json",
-    "results/figures/{figure}_diagnostics.pdf",
-    "results/figures/{figure}_diagnostics.png",
+    f"{RESULTS}/figures/{{figure}}.pdf",
+    f"{RESULTS}/figures/{{figure}}.png",
+    f"{RESULTS}/figures/{{figure}}.json",
+    f"{RESULTS}/figures/{{figure}}_diagnostics.pdf",
+    f"{RESULTS}/figures/{{figure}}_diagnostics.png",
 )
 
 
@@ -163,24 +165,26 @@ def dry_run_requested(arguments):
 
 
 DRY_RUN = dry_run_requested(sys.argv[1:])
+# `snakemake --report`: the default target is what exists (a partial build reports its figures).
+REPORT = any(arg == "--report" or arg.startswith("--report=") for arg in sys.argv[1:])
 
 
 def retire(reason, paths):
-    """Move the existing ``paths`` to results/quarantine/ (never deleted), with the reason;
+    """Move the existing ``paths`` to <results>/quarantine/ (never deleted), with the reason;
     a dry run only says so."""
     existing = [path for path in paths if os.path.exists(path)]
     if not existing:
         return
     if DRY_RUN:
         logger.warning(
-            f"{reason}: a real run moves {', '.join(existing)} to results/quarantine/ "
+            f"{reason}: a real run moves {', '.join(existing)} to {RESULTS}/quarantine/ "
             "and makes them again (this dry run plans without that)"
         )
         return
     for path in existing:
-        quarantine(path, reason)
+        quarantine(path, reason, RESULTS)
     logger.warning(
-        f"{reason}: {len(existing)} file(s) moved to results/quarantine/, made again when needed"
+        f"{reason}: {len(existing)} file(s) moved to {RESULTS}/quarantine/, made again when needed"
     )
 
 
@@ -211,7 +215,7 @@ def table_inputs(wildcards):
     figure = wildcards.figure
     settings = SETTINGS[figure]
     return ENGINES[settings["engine"]].table_inputs(
-        figure, settings, lambda kind: chunk_paths(kind, figure)
+        figure, settings, lambda kind: chunk_paths(kind, figure), RESULTS
     )
 
 
@@ -261,18 +265,35 @@ DIAGNOSED = [f for f in FIGURES if ENGINES[SETTINGS[f]["engine"]].diagnostics]
 TARGETS = validated["targets"] or FIGURES
 
 
+def built_only(paths):
+    """``paths``, or for `snakemake --report` those that exist (what a partial build made)."""
+    return [path for path in paths if os.path.exists(path)] if REPORT else paths
+
+
 def figure_targets():
-    return expand(
-        "results/figures/{figure}.{ext}", figure=TARGETS, ext=("pdf", "png")
-    ) + expand(
-        "results/figures/{figure}_diagnostics.{ext}",
-        figure=[f for f in DIAGNOSED if f in TARGETS],
-        ext=("pdf", "png"),
+    return built_only(
+        expand(
+            f"{RESULTS}/figures/{{figure}}.{{ext}}", figure=TARGETS, ext=("pdf", "png")
+        )
+        + expand(
+            f"{RESULTS}/figures/{{figure}}_diagnostics.{{ext}}",
+            figure=[f for f in DIAGNOSED if f in TARGETS],
+            ext=("pdf", "png"),
+        )
     )
 
 
 def claim_targets():
-    return [] if validated["targets"] else ["results/claims.csv", "results/claims.md"]
+    if validated["targets"]:
+        return []
+    return built_only([f"{RESULTS}/claims.csv", f"{RESULTS}/claims.md"])
+
+
+if REPORT and not figure_targets():
+    raise WorkflowError(
+        f"no figure of this config in {RESULTS}/figures yet: build one first "
+        f"(snakemake --cores all {RESULTS}/figures/<figure>.pdf), then report it"
+    )
 
 
 if workflow.is_main_process:  # not in each cluster job's own Snakemake

@@ -1,34 +1,34 @@
 rule figure:
     """Paper-style figure with provenance in the PDF metadata and a JSON sidecar."""
     input:
-        table="results/tables/{figure}.csv",
-        meta="results/tables/{figure}.json",
+        table=f"{RESULTS}/tables/{{figure}}.csv",
+        meta=f"{RESULTS}/tables/{{figure}}.json",
     output:
         pdf=report(
-            "results/figures/{figure}.pdf",
+            f"{RESULTS}/figures/{{figure}}.pdf",
             caption="../report/figure.rst",
             category="Figures",
             subcategory="{figure}",
             labels=report_labels("PDF"),
         ),
         png=report(
-            "results/figures/{figure}.png",
+            f"{RESULTS}/figures/{{figure}}.png",
             caption="../report/figure.rst",
             category="Figures",
             subcategory="{figure}",
             labels=report_labels("PNG"),
         ),
         sidecar=report(
-            "results/figures/{figure}.json",
+            f"{RESULTS}/figures/{{figure}}.json",
             caption="../report/provenance.rst",
             category="Figures",
             subcategory="{figure}",
             labels=report_labels("provenance"),
         ),
     log:
-        "results/logs/figures/{figure}.log",
+        f"{RESULTS}/logs/figures/{{figure}}.log",
     benchmark:
-        "results/benchmarks/figure/{figure}.tsv"
+        f"{RESULTS}/benchmarks/figure/{{figure}}.tsv"
     conda:
         "../../environment.yml"
     params:
@@ -41,21 +41,21 @@ rule figure:
 rule diagnostics_figure:
     """The engine's diagnostics against t (e.g. Private-ColME: who is in C_a, releases)."""
     input:
-        diagnostics="results/tables/{figure}_diagnostics.csv",
-        meta="results/tables/{figure}.json",
+        diagnostics=f"{RESULTS}/tables/{{figure}}_diagnostics.csv",
+        meta=f"{RESULTS}/tables/{{figure}}.json",
     output:
         pdf=report(
-            "results/figures/{figure}_diagnostics.pdf",
+            f"{RESULTS}/figures/{{figure}}_diagnostics.pdf",
             caption="../report/diagnostics.rst",
             category="Diagnostics",
             subcategory="{figure}",
             labels=report_labels("PDF"),
         ),
-        png="results/figures/{figure}_diagnostics.png",
+        png=f"{RESULTS}/figures/{{figure}}_diagnostics.png",
     log:
-        "results/logs/figures/{figure}_diagnostics.log",
+        f"{RESULTS}/logs/figures/{{figure}}_diagnostics.log",
     benchmark:
-        "results/benchmarks/diagnostics_figure/{figure}.tsv"
+        f"{RESULTS}/benchmarks/diagnostics_figure/{{figure}}.tsv"
     wildcard_constraints:
         figure="|".join(DIAGNOSED) or "(?!)",
     conda:

@@ -1,11 +1,11 @@
 rule instances:
     """Class assignments, random r-regular graphs and n_a for one run range of a figure."""
     output:
-        "results/instances/{figure}/runs{start}-{stop}-{digest}.npz",
+        f"{RESULTS}/instances/{{figure}}/runs{{start}}-{{stop}}-{{digest}}.npz",
     log:
-        "results/logs/instances/{figure}/runs{start}-{stop}-{digest}.log",
+        f"{RESULTS}/logs/instances/{{figure}}/runs{{start}}-{{stop}}-{{digest}}.log",
     benchmark:
-        "results/benchmarks/instances/{figure}/runs{start}-{stop}-{digest}.tsv"
+        f"{RESULTS}/benchmarks/instances/{{figure}}/runs{{start}}-{{stop}}-{{digest}}.tsv"
     wildcard_constraints:
         figure=engine_figures(simulated=True, owners=True),
     conda:

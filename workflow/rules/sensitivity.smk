@@ -17,20 +17,20 @@ rule sensitivity:
     """Claims re-checked on each variant figure against its baseline (colme.sensitivity)."""
     input:
         claims=CLAIMS,
-        tables=expand("results/tables/{figure}.csv", figure=SENSITIVITY_TABLES),
+        tables=expand(f"{RESULTS}/tables/{{figure}}.csv", figure=SENSITIVITY_TABLES),
         bounds=expand(
-            "results/tables/{figure}_supplement.csv", figure=SENSITIVITY_TABLES
+            f"{RESULTS}/tables/{{figure}}_supplement.csv", figure=SENSITIVITY_TABLES
         ),
         covariances=expand(
-            "results/tables/{figure}_covariance.csv", figure=SENSITIVITY_TABLES
+            f"{RESULTS}/tables/{{figure}}_covariance.csv", figure=SENSITIVITY_TABLES
         ),
     output:
-        csv="results/sensitivity.csv",
-        md="results/sensitivity.md",
+        csv=f"{RESULTS}/sensitivity.csv",
+        md=f"{RESULTS}/sensitivity.md",
     log:
-        "results/logs/sensitivity.log",
+        f"{RESULTS}/logs/sensitivity.log",
     benchmark:
-        "results/benchmarks/sensitivity.tsv"
+        f"{RESULTS}/benchmarks/sensitivity.tsv"
     conda:
         "../../environment.yml"
     params:

@@ -3,11 +3,11 @@ rule simulate:
     input:
         instances_of_chunk,
     output:
-        "results/chunks/{figure}/runs{start}-{stop}-{digest}.npz",
+        f"{RESULTS}/chunks/{{figure}}/runs{{start}}-{{stop}}-{{digest}}.npz",
     log:
-        "results/logs/simulate/{figure}/runs{start}-{stop}-{digest}.log",
+        f"{RESULTS}/logs/simulate/{{figure}}/runs{{start}}-{{stop}}-{{digest}}.log",
     benchmark:
-        "results/benchmarks/simulate/{figure}/runs{start}-{stop}-{digest}.tsv"
+        f"{RESULTS}/benchmarks/simulate/{{figure}}/runs{{start}}-{{stop}}-{{digest}}.tsv"
     wildcard_constraints:
         figure=engine_figures(simulated=True),
     conda:

@@ -9,9 +9,9 @@ rule table:
     output:
         **TABLE_OUTPUTS,
     log:
-        "results/logs/table/{figure}.log",
+        f"{RESULTS}/logs/table/{{figure}}.log",
     benchmark:
-        "results/benchmarks/table/{figure}.tsv"
+        f"{RESULTS}/benchmarks/table/{{figure}}.tsv"
     conda:
         "../../environment.yml"
     params:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..engines import NO_PAIRS, FigureTables, check_names_figure
+from ..engines import NO_PAIRS, FigureTables, check_names_figure, table_path
 from ..errors import ConfigError
 from ..seeding import stream_name
 from .base import DerivedEngine
@@ -48,12 +48,12 @@ class OverlayEngine(DerivedEngine):
         if len(set(grids.values())) > 1:
             raise ConfigError(f"{where}.sources: the figures record different times (t_max, grid) {grids}")
 
-    def table_inputs(self, figure, settings, chunk_paths):
+    def table_inputs(self, figure, settings, chunk_paths, results="results"):
         sources = settings["sources"]
         return {
-            "tables": [f"results/tables/{source}.csv" for source in sources],
-            "metas": [f"results/tables/{source}.json" for source in sources],
-            "diagnostics": [f"results/tables/{source}_diagnostics.csv" for source in sources],
+            "tables": [table_path(results, source) for source in sources],
+            "metas": [table_path(results, source, ".json") for source in sources],
+            "diagnostics": [table_path(results, source, "_diagnostics.csv") for source in sources],
         }
 
     def tables(self, figure, params, inputs):
@@ -90,14 +90,11 @@ class OverlayEngine(DerivedEngine):
 
     def panel_style(self, table):
         import matplotlib.pyplot as plt  # lazy: matplotlib, only where a figure is drawn
-        import seaborn as sns  # lazy: as above
 
-        from ..plotting import PanelStyle  # lazy: as above
+        from ..plotting import PanelStyle, palette  # lazy: as above
 
         simulated = table[table["kind"] == "simulated"]
-        names = list(dict.fromkeys(simulated["curve"]))
-        colours = dict(zip(names, sns.color_palette("colorblind" if len(names) <= 10 else "tab20", len(names)),
-                           strict=True))
+        colours = palette(dict.fromkeys(simulated["curve"]))
         lines, handles = {}, []
         for _, rows in simulated.groupby("figure", sort=False):
             own = rows.dropna(axis=1, how="all")

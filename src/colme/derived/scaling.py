@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..engines import NO_DIAGNOSTICS, NO_PAIRS, FigureTables, check_names_figure
+from ..engines import NO_DIAGNOSTICS, NO_PAIRS, FigureTables, check_names_figure, table_path
 from .base import DerivedEngine
 
 #: Columns of the timing table (the figure's supplement), one row per source.
@@ -62,11 +62,11 @@ class ScalingEngine(DerivedEngine):
         for index, source in enumerate(settings["sources"]):
             check_names_figure(f"{where}.sources[{index}]", source, figures, drawable, "a simulated figure")
 
-    def table_inputs(self, figure, settings, chunk_paths):
+    def table_inputs(self, figure, settings, chunk_paths, results="results"):
         sources = settings["sources"]
         return {
-            "tables": [f"results/tables/{source}.csv" for source in sources],
-            "metas": [f"results/tables/{source}.json" for source in sources],
+            "tables": [table_path(results, source) for source in sources],
+            "metas": [table_path(results, source, ".json") for source in sources],
         }
 
     def tables(self, figure, params, inputs):

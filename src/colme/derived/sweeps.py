@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ..aggregation import groups_as_curves
-from ..engines import NO_DIAGNOSTICS, NO_PAIRS, FigureTables, check_names_figure
+from ..engines import NO_DIAGNOSTICS, NO_PAIRS, FigureTables, check_names_figure, table_path
 from ..errors import ConfigError
 from ..provenance import table_provenance
 from .base import DerivedEngine
@@ -499,12 +499,12 @@ class SweepEngine(DerivedEngine):
                     "give one per axis value"
                 )
 
-    def table_inputs(self, figure, settings, chunk_paths):
+    def table_inputs(self, figure, settings, chunk_paths, results="results"):
         names = [f["name"] for f in sweep_figures(settings, figure)]
         return {
-            "tables": [f"results/tables/{name}.csv" for name in names],
-            "metas": [f"results/tables/{name}.json" for name in names],
-            "supplements": [f"results/tables/{name}_supplement.csv" for name in names],
+            "tables": [table_path(results, name) for name in names],
+            "metas": [table_path(results, name, ".json") for name in names],
+            "supplements": [table_path(results, name, "_supplement.csv") for name in names],
         }
 
     def tables(self, figure, params, inputs):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..engines import FigureTables, check_names_figure
+from ..engines import FigureTables, check_names_figure, table_path
 from .base import DerivedEngine
 
 
@@ -46,14 +46,14 @@ class ZoomEngine(DerivedEngine):
 
         check_names_figure(f"{where}.source", settings["source"], figures, zoomable, "a figure with a time axis")
 
-    def table_inputs(self, figure, settings, chunk_paths):
+    def table_inputs(self, figure, settings, chunk_paths, results="results"):
         source = settings["source"]
         return {
-            "table": f"results/tables/{source}.csv",
-            "meta": f"results/tables/{source}.json",
-            "supplement": f"results/tables/{source}_supplement.csv",
-            "covariance": f"results/tables/{source}_covariance.csv",
-            "diagnostics": f"results/tables/{source}_diagnostics.csv",
+            "table": table_path(results, source),
+            "meta": table_path(results, source, ".json"),
+            "supplement": table_path(results, source, "_supplement.csv"),
+            "covariance": table_path(results, source, "_covariance.csv"),
+            "diagnostics": table_path(results, source, "_diagnostics.csv"),
         }
 
     def tables(self, figure, params, inputs):
