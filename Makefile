@@ -29,8 +29,10 @@ report: $(BIN)/.installed
 test: $(BIN)/.installed
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
-# The documentation site (mkdocs.yml) into build/site; --strict: any warning fails it.
+# The documentation site (mkdocs.yml) into build/site, its generated pages written first
+# (colme.docpages, committed under docs/); --strict: any warning fails it.
 docs: $(BIN)/.installed
+	$(BIN)/python -m colme.docpages
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 lint: $(BIN)/.installed

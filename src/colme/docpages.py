@@ -1,7 +1,7 @@
 """Pages of the documentation site generated from the code's own sources.
 
 The site (``mkdocs.yml``, ``docs/``) writes by hand what needs prose; what would drift if
-copied comes from here, called by ``docs/hooks.py`` at every build:
+copied comes from here, checked by ``docs/hooks.py`` at every build:
 
 * ``config_reference``: every key of the configuration schema (``colme.config.load_schema``:
   the global keys composed with each engine's definitions) with its description, type,
@@ -10,11 +10,18 @@ copied comes from here, called by ``docs/hooks.py`` at every build:
   in every figure's provenance (``Engine.figure_interpretations``), for the shipped figures
   and the experiments;
 * ``claims_page``: the papers' claims (``workflow/claims.yaml``, expanded by
-  ``colme.claims.load_claims``) with their verdicts in the published claims tables.
+  ``colme.claims.load_claims``) with their verdicts in the published claims tables;
+* ``build_page``: one page per published build (``docs/default``, ``docs/paper``,
+  ``docs/experiments/*``).
+
+They are committed under ``docs/`` (so that every link to them works in a checkout too)
+and written by ``python -m colme.docpages`` (``make docs`` runs it first); the site's hook
+refuses to build from a stale copy, and a test compares them with what this module writes.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 from pathlib import Path
@@ -22,7 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from .claims import EVIDENCE, HISTORY, HOLM, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, evidence_summary, load_claims
-from .config import ConfigError, load_config, resolve_figure, schema_cases
+from .config import ConfigError, load_config, load_schema, resolve_figure, schema_cases
 from .expansion import validate_config
 from .registry import ENGINES
 
@@ -416,3 +423,57 @@ def build_page(folder: Path, title: str) -> str:
         if diagnostics.exists():
             lines += [f"![{figure} diagnostics](figures/{figure}_diagnostics.png)", ""]
     return "\n".join(lines)
+
+
+# --- the generated pages together -----------------------------------------------------------
+
+#: The published builds with their own page, and their titles (experiments: one per folder).
+BUILD_TITLES = {"default": "Default preset build", "paper": "Paper preset build"}
+
+
+def generated_pages(root: Path) -> dict[str, str]:
+    """Every generated page by its path under ``<root>/docs`` (``root``: the repository)."""
+    root = Path(root)
+    docs = root / "docs"
+    pages = {
+        "configuration.md": config_reference(load_schema()),
+        "choices.md": choices_page(root / "config.yaml", sorted((root / "experiments").glob("*.yaml"))),
+        "claims.md": claims_page(root / "workflow" / "claims.yaml", {build: docs / build for build in BUILD_TITLES}),
+    }
+    builds = dict(BUILD_TITLES)
+    builds |= {
+        f"experiments/{path.parent.name}": f"Experiment {path.parent.name}"
+        for path in sorted((docs / "experiments").glob("*/build.json"))
+    }
+    for build, title in builds.items():
+        pages[f"{build}/index.md"] = build_page(docs / build, title)
+    return pages
+
+
+def stale_pages(root: Path) -> list[str]:
+    """The generated pages whose copy under ``<root>/docs`` is missing or differs."""
+    docs = Path(root) / "docs"
+    return [name for name, content in generated_pages(root).items()
+            if not (docs / name).is_file() or (docs / name).read_text() != content]
+
+
+def write_pages(root: Path) -> list[str]:
+    """Write the stale generated pages under ``<root>/docs``; their names."""
+    docs = Path(root) / "docs"
+    stale = stale_pages(root)
+    pages = generated_pages(root)
+    for name in stale:
+        (docs / name).parent.mkdir(parents=True, exist_ok=True)
+        (docs / name).write_text(pages[name])
+    return stale
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Write the site's generated pages under <root>/docs.")
+    parser.add_argument("root", nargs="?", type=Path, default=Path("."), help="the repository (default: .)")
+    written = write_pages(parser.parse_args(argv).root)
+    print(f"written: {', '.join(written)}" if written else "generated pages up to date")
+
+
+if __name__ == "__main__":
+    main()

@@ -81,6 +81,32 @@ def test_every_link_and_image_of_the_site_resolves(site):
     assert not broken, "\n".join(broken[:30])
 
 
+def test_generated_pages_are_committed_and_current():
+    """The configuration reference, choices, claims and build pages are committed under docs/
+    (so that links to them work in a checkout) and equal what colme.docpages writes."""
+    assert docpages.stale_pages(ROOT) == [], "run `python -m colme.docpages` (or `make docs`)"
+
+
+#: A Markdown link or image: [text](target) or ![alt](target), the target without a title.
+MARKDOWN_LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+
+
+def test_every_relative_link_resolves_in_a_checkout():
+    """Read on GitHub or in an editor, not only on the site: every relative link of README.md
+    and the pages under docs/ names a file of the repository (the generated pages included)."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    broken = []
+    for page in pages:
+        text = re.sub(r"```.*?```", "", page.read_text(), flags=re.S)  # code blocks hold no links
+        for target in MARKDOWN_LINK.findall(text):
+            parts = urlsplit(target)
+            if parts.scheme or target.startswith(("#", "//")) or not parts.path:
+                continue
+            if not (page.parent / unquote(parts.path)).exists():
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+    assert not broken, "\n".join(broken[:30])
+
+
 def test_site_shows_the_published_figures(site):
     home = (site / "index.html").read_text()
     for build in ("default", "paper"):
