@@ -1,4 +1,4 @@
-"""Throughput of the Private-ColME engine (seed 004) and projected paper-fidelity times.
+"""Throughput of the Private-ColME engine (arXiv:2411.07094) and projected paper-fidelity times.
 
 One agent-step = one agent receiving a sample, querying one agent (p-sum release, T and
 Var[T] update) and re-testing it; with ``--retest every_step`` each step also re-tests

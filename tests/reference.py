@@ -1,4 +1,5 @@
-"""A slow, literal NumPy transcription of Algorithm 1 (seed 002), used to test the kernel.
+"""A slow, literal NumPy transcription of Algorithm 1 (Private-C-ColME, arXiv:2511.04702), used
+to test the kernel.
 
 It follows the pseudocode line by line with dense matrices: decision matrix chi, sets
 C_a^(t), W^(t) from ``rules.mixing_matrix`` with the caps of the panel's weight rule

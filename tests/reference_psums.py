@@ -1,4 +1,5 @@
-"""Seed 004's release mechanisms by explicit sums (Sec. IV, Appendix A), to test the kernel.
+"""Private-ColME's (arXiv:2411.07094) release mechanisms by explicit sums (Sec. IV, Appendix A),
+to test the kernel.
 
 ``mechanisms.release`` keeps T and Var[T] incrementally in O(1) (PM-I) or O(log k) (PM-II)
 per release; these build every p-sum and every weight explicitly, O(k^2), and transcribe
@@ -58,7 +59,7 @@ def window_weights(k: int, weights: str) -> np.ndarray:
 
 
 def pm2_noise_variance_as_printed(times: np.ndarray, weights: np.ndarray, sigma_dp2: float) -> float:
-    """PM-II noise part of Var[T] exactly as printed in seed 004, Appendix A, eq. (21).
+    """PM-II noise part of Var[T] exactly as printed in Private-ColME, Appendix A, eq. (21).
 
     sigma_DP^2 sum_{l=1}^{floor(log2 k)+1} sum_{i=0}^{l-1}
     (sum_{j=2^(l-1)}^{min(2^l - 1, k)} Bin_{l-i}(j) w_j / t_j)^2, Bin_1 the least significant

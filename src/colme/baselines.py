@@ -1,6 +1,7 @@
 """Local and Ideal: the two baselines every paper of the family draws beside its curves.
 
-Seed 002's Propositions 1 and 2 (seed 004 Sec. VII draws the same two).
+Propositions 1 and 2 of Private-C-ColME (Yakimenka et al. 2025, arXiv:2511.04702);
+Private-ColME (Yakimenka et al. 2024, arXiv:2411.07094) Sec. VII draws the same two.
 """
 
 from __future__ import annotations

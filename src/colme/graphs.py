@@ -1,6 +1,7 @@
-"""Communication graphs as edge lists: random r-regular graphs (seed 002, Sec. V) and the
-other families a figure's ``graph`` key selects (Erdos-Renyi, Watts-Strogatz, random
-geometric, Barabasi-Albert, ring lattice, torus, complete, a user's edge list)."""
+"""Communication graphs as edge lists: random r-regular graphs (Private-C-ColME,
+arXiv:2511.04702, Sec. V) and the other families a figure's ``graph`` key selects
+(Erdos-Renyi, Watts-Strogatz, random geometric, Barabasi-Albert, ring lattice, torus,
+complete, a user's edge list)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,14 @@
 """Agent populations: classes, their data laws, class assignments and the class-induced
 component sizes n_a.
 
-Seed 002 (Sec. II-III) only asks of an agent's law D_a that it have a bounded support, a
-publicly known variance sigma_a^2 and a Bernstein parameter beta_a (Definition 2); its
-experiments (Sec. V, as seed 004's Sec. VII) use three classes, means 1/5, 2/5, 4/5, and
-data uniform on [mu - L, mu + L], L = sigma sqrt 3, sigma = 1/2 for all.  ``Population``
-is that set-up by default and, from the configuration, any number of classes with their
-own sigma, class probabilities or exact sizes, one of four bounded laws and a per-agent
-jitter of the mean.
+Private-C-ColME (Yakimenka et al. 2025, arXiv:2511.04702, Sec. II-III) only asks of an
+agent's law D_a that it have a bounded support, a publicly known variance sigma_a^2 and a
+Bernstein parameter beta_a (Definition 2); its experiments (Sec. V, as Sec. VII of
+Private-ColME, Yakimenka et al. 2024, arXiv:2411.07094) use three classes, means 1/5, 2/5,
+4/5, and data uniform on [mu - L, mu + L], L = sigma sqrt 3, sigma = 1/2 for all.
+``Population`` is that set-up by default and, from the configuration, any number of
+classes with their own sigma, class probabilities or exact sizes, one of four bounded laws
+and a per-agent jitter of the mean.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ MAX_MOMENT = 64
 
 
 def uniform_bernstein_beta(half_width: float) -> float:
-    """Bernstein parameter of the uniform law on [mu - L, mu + L]: L / (2 sqrt 5) (seed 002
-    Lemma 2)."""
+    """Bernstein parameter of the uniform law on [mu - L, mu + L]: L / (2 sqrt 5)
+    (Private-C-ColME Lemma 2)."""
     return half_width / (2.0 * math.sqrt(5.0))
 
 
@@ -47,11 +48,11 @@ def uniform_bernstein_beta(half_width: float) -> float:
 class DataLaw:
     """One class's data law, X = mu + sigma * Y with Y standardised (mean 0, variance 1).
 
-    ``uniform``: Y uniform on [-sqrt 3, sqrt 3] (seed 002 Sec. V).  ``truncated_normal``:
-    a normal truncated at +-``truncation`` of its own standard deviation, rescaled to
-    variance 1.  ``beta``: Beta(``a``, ``b``) shifted to mean 0 and scaled to variance 1.
-    ``two_point``: 1 - p with probability p and -p otherwise, scaled to variance 1
-    (a Bernoulli(p) sample, centred).
+    ``uniform``: Y uniform on [-sqrt 3, sqrt 3] (Private-C-ColME Sec. V).
+    ``truncated_normal``: a normal truncated at +-``truncation`` of its own standard
+    deviation, rescaled to variance 1.  ``beta``: Beta(``a``, ``b``) shifted to mean 0 and
+    scaled to variance 1.  ``two_point``: 1 - p with probability p and -p otherwise, scaled
+    to variance 1 (a Bernoulli(p) sample, centred).
     """
 
     kind: str = "uniform"
@@ -203,8 +204,9 @@ def centred_sample(u, code, a0, a1, a2, table):
 POPULATION_CHOICES = {
     "law": (
         "data law {kind}: the Laplace (or Gaussian) noise calibrated to the width 2L of the law's "
-        "support (L = half the width); the Bernstein parameter of seed 002's Definition 2 computed "
-        "exactly as max over k = 3..64 of (2 |E(X - mu)^k| / (k! sigma^2))^(1/(k-2)) "
+        "support (L = half the width); the Bernstein parameter of Private-C-ColME's Definition 2 "
+        "(arXiv:2511.04702) computed exactly as max over k = 3..64 of "
+        "(2 |E(X - mu)^k| / (k! sigma^2))^(1/(k-2)) "
         "(Lemma 2's L/(2 sqrt 5) for the uniform law)"
     ),
     "table": (
@@ -387,7 +389,7 @@ def same_class_edges(edges: np.ndarray, classes: np.ndarray) -> np.ndarray:
 def component_labels(edges: np.ndarray, classes: np.ndarray) -> np.ndarray:
     """Each agent's connected component (0, 1, ...) in the class-induced subgraph.
 
-    Seed 002 Sec. III-A: G_a is the component of a in the subgraph induced by C_a.  Any
+    Private-C-ColME Sec. III-A: G_a is the component of a in the subgraph induced by C_a.  Any
     graph (isolated agents are components of size 1); padding rows (-1, -1) are dropped.
     """
     n_agents = classes.shape[0]

@@ -1,8 +1,8 @@
 """Noise calibration for differentially private sample releases, and privacy accounting.
 
-Seed 002 (Private-C-ColME) protects every sample with Laplace noise (its Lemma 1, n = 1);
-seed 004 (Private-ColME) releases noisy p-sums with Gaussian (Lemma 1) or Laplace
-(Lemma 2) noise.
+Private-C-ColME (Yakimenka et al. 2025, arXiv:2511.04702) protects every sample with
+Laplace noise (its Lemma 1, n = 1); Private-ColME (Yakimenka et al. 2024, arXiv:2411.07094)
+releases noisy p-sums with Gaussian (Lemma 1) or Laplace (Lemma 2) noise.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numba
 
 
 def laplace_sigma_dp(eps: float, half_width: float) -> float:
-    """Standard deviation sigma_DP of the Laplace mechanism, seed 002 Lemma 1.
+    """Standard deviation sigma_DP of the Laplace mechanism, Private-C-ColME Lemma 1.
 
     ``sigma_DP^2 = 8 L^2 / eps^2`` for data in ``[mu - L, mu + L]`` (sensitivity
     ``2L``), i.e. ``Z ~ Laplace(0, sigma_DP / sqrt 2)``.  ``eps = inf`` gives 0.
@@ -28,13 +28,13 @@ def laplace_sigma_dp(eps: float, half_width: float) -> float:
 
 
 def gaussian_sigma_dp(eps: float, delta: float, half_width: float) -> float:
-    """Standard deviation of the Gaussian mechanism, seed 004 Lemma 1 (n = 1).
+    """Standard deviation of the Gaussian mechanism, Private-ColME Lemma 1 (n = 1).
 
     ``sigma_DP^2 = 8 L^2 ln(1.25/delta) / eps^2``, (eps, delta)-DP only for 0 < eps <= 1.
     """
     if not 0 < eps <= 1:
         raise ValueError(
-            f"the Gaussian mechanism (seed 004 Lemma 1) needs 0 < eps <= 1, got eps={eps!r}; "
+            f"the Gaussian mechanism (Private-ColME Lemma 1) needs 0 < eps <= 1, got eps={eps!r}; "
             "use Laplace noise for larger eps"
         )
     if not 0 < delta <= 1:
@@ -46,7 +46,7 @@ def composed_privacy(eps: float, delta: float, uses_per_sample: int) -> tuple[fl
     """(eps, delta) of a sample that enters ``uses_per_sample`` releases (basic composition).
 
     PM-I puts each sample in one p-sum (uses = 1); PM-II in up to floor(log2 k) + 1 dyadic
-    blocks after k releases (seed 004 Sec. IV-B).
+    blocks after k releases (Private-ColME Sec. IV-B).
     """
     return eps * uses_per_sample, delta * uses_per_sample
 

@@ -324,7 +324,7 @@ def test_kernel_matches_literal_algorithm_on_a_disconnected_irregular_graph():
 
 def test_optimistic_radius_on_a_regular_family_is_the_random_regular_one():
     """A ring lattice of degree 4 given as a family (degree None: r = 2E/M = 4) gives the
-    same numbers, bit for bit, as the spec with degree 4: the choice agrees with seed 002
+    same numbers, bit for bit, as the spec with degree 4: the choice agrees with Private-C-ColME
     wherever the graph is regular."""
     made = make_family_instances(20, 3, {"family": "ring_lattice", "k": 4}, "ring", range(2), 3)
     record = np.array([5, 50, 200])

@@ -1,4 +1,5 @@
-"""Decision thresholds, schedules and mixing weights of seed 002 Sec. III."""
+"""Decision thresholds, schedules and mixing weights of Private-C-ColME (arXiv:2511.04702),
+Sec. III."""
 
 import math
 
@@ -83,7 +84,8 @@ def test_optimistic_radius_formula():
 
 
 def test_optimistic_radius_closed_early_as_seed_000_prints_it():
-    """Seed 000: sqrt(2 (sigma_DP^2 + sigma^2)/t) (1 + 1/t) ln(4 r M sqrt(t + 1)/delta)."""
+    """Private-C-ColME's conference version: sqrt(2 (sigma_DP^2 + sigma^2)/t) (1 + 1/t)
+    ln(4 r M sqrt(t + 1)/delta)."""
     sigma_dp = laplace_sigma_dp(2.0, L)
     t = 50
     by_hand = math.sqrt(2 * (sigma_dp**2 + SIGMA**2) / t) * (1 + 1 / t) * math.log(4 * 5 * 200 * math.sqrt(t + 1))

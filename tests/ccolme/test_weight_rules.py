@@ -31,7 +31,7 @@ BASE = {
 }
 COPIES = textwrap.dedent('''
     def eq2_copy(size, degree, n_agents):
-        """eq. (2) of seed 002 as a cap: q = 1/(|C_a| + 1)."""
+        """eq. (2) of Private-C-ColME as a cap: q = 1/(|C_a| + 1)."""
         return 1.0 / (size + 1.0)
 
 

@@ -442,14 +442,15 @@ def test_claims_file_is_well_formed():
         own = claim["figure"].removesuffix(DIAGNOSTICS_SUFFIX)
         assert {own, claim.get("other_figure", own)} <= figures
     assert {c["id"] for c in claims} >= {"fig1.a.r5", "fig1.a.r20", "fig1.b.r20.eps2.oracle"}
-    seed004 = {"fig2_sim", "fig2_oracle_m200", "fig2_oracle_m30", "fig4_laplace",
-                "fig4_laplace_oracle"}
-    assert seed004 <= {c["figure"] for c in claims}
-    assert table_figures(claims) >= seed004
+    private_colme = {"fig2_sim", "fig2_oracle_m200", "fig2_oracle_m30", "fig4_laplace",
+                     "fig4_laplace_oracle"}
+    assert private_colme <= {c["figure"] for c in claims}
+    assert table_figures(claims) >= private_colme
     new = {"fig3_varest", "fig3_varest_zoom", "pricer_fig3", "pricer_fig4"}
     assert table_figures(claims) >= new
     assert {"crossing", "decreasing"} <= {c["check"] for c in claims}
-    # Supplementary tables only where a bound_value claim reads one: the seed 004 figures have none.
+    # Supplementary tables only where a bound_value claim reads one: the Private-ColME figures
+    # have none.
     assert bound_figures(claims) == {"fig1_r5", "fig1_r20"}
 
 

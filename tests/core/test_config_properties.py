@@ -341,7 +341,7 @@ def test_cross_key_conflicts_are_refused_naming_a_key():
         ("figures:\n  fig1_r5:\n    eps: [.nan]\n    theta_k: [6]\n",
          "config key figures.fig1_r5.eps[0]: nan is not a number: no key accepts NaN"),
         ("figures:\n  f:\n    engine: private_colme\n    eps: 2\n    noises: [gaussian]\n",
-         "figures.f.eps=2: the Gaussian mechanism (seed 004 Lemma 1) needs 0 < eps <= 1"),
+         "figures.f.eps=2: the Gaussian mechanism (Private-ColME Lemma 1) needs 0 < eps <= 1"),
     ],
     ids=["schema", "cross-key"],
 )

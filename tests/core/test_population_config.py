@@ -116,7 +116,7 @@ def test_private_colme_simulates_per_class_sigma_and_jitter_and_records_them():
 
 
 def test_private_colme_simulates_a_shared_law_and_records_it():
-    """Seed 004's engine with Beta data for every class: runs, and its provenance says how
+    """Private-ColME's engine with Beta data for every class: runs, and its provenance says how
     the data were drawn and the noise calibrated."""
     validated = validate_config({"seed": 1, "figures": {"p": {**PRIVATE, "t_max": 30, "population": {
         "law": {"kind": "beta", "a": 2, "b": 5}}}}}, SCHEMA)

@@ -1,4 +1,4 @@
-"""Laplace noise calibration (seed 002 Lemma 1) and the sampler the kernel uses."""
+"""Laplace noise calibration (Private-C-ColME Lemma 1) and the sampler the kernel uses."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""PriCER (seed 003): model, Algorithm 3, Monte Carlo of Algorithms 1-2, figure tables.
+"""PriCER (arXiv:2303.00035): model, Algorithm 3, Monte Carlo of Algorithms 1-2, figure tables.
 
 Statistical checks use tolerances of a few Monte Carlo standard errors (Z = 4.5, a false
 alarm rate of ~1e-5 per check); deterministic checks use numerical tolerances.

@@ -1,4 +1,4 @@
-"""Private-ColME engine (seed 004) against Proposition 3, Remark 3 and Lemma 5."""
+"""Private-ColME engine (arXiv:2411.07094) against Proposition 3, Remark 3 and Lemma 5."""
 
 import itertools
 import math

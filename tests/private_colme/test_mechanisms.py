@@ -1,4 +1,4 @@
-"""Release mechanisms PM-I/PM-II and Var[T] (seed 004 Sec. IV, Appendix A)."""
+"""Release mechanisms PM-I/PM-II and Var[T] (Private-ColME Sec. IV, Appendix A)."""
 
 import itertools
 import math

@@ -1,4 +1,4 @@
-"""Student-t quantiles, Welch's nu and the Bayesian variance estimator (seed 004 Sec. V)."""
+"""Student-t quantiles, Welch's nu and the Bayesian variance estimator (Private-ColME Sec. V)."""
 
 import math
 

@@ -1,5 +1,6 @@
-"""Private-C-ColME: seed 002 (Yakimenka et al., "Communication-constrained private
-decentralized online personalized mean estimation"; seed 000 is its conference version).
+"""Private-C-ColME: Yakimenka, Lin, Rosnes, Kliewer, "Communication-Constrained Private
+Decentralized Online Personalized Mean Estimation", 2025, arXiv:2511.04702 (a conference
+version of the same title precedes it: Private-C-ColME's conference version).
 
 Modules, along the paper's seams: ``rules`` (decision rules, confidence schedules, the
 mixing weights of eq. (2) and the alpha schedules, Sec. III), ``decision_rules`` and

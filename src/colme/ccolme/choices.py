@@ -1,4 +1,4 @@
-"""The choices made where seed 002 is silent (Private-C-ColME).
+"""The choices made where Private-C-ColME (Yakimenka et al. 2025, arXiv:2511.04702) is silent.
 
 Every Private-C-ColME figure's provenance (PDF metadata, sidecar JSON, report caption)
 lists them; the options behind them are recorded with the settings.
@@ -6,7 +6,7 @@ lists them; the options behind them are recorded with the settings.
 
 from ..populations import population_choices
 
-#: Choices made where seed 002 is silent; printed in every Fig. 1 caption/metadata.
+#: Choices made where Private-C-ColME is silent; printed in every Fig. 1 caption/metadata.
 CHOICES = (
     "W_ab^(t) of eq. (2) uses the current |C_b^(t)| and the previous consensus mu~_b^(t-1)",
     "C_a^(0) is empty, so every agent resets its alpha clock at t = 1; mu~^(0) = 0 biases t = 1",
@@ -19,8 +19,9 @@ CHOICES = (
     ),
     (
         "optimistic radius (optimistic_radius): the square root over (1 + 1/t) ln(4 r M "
-        "sqrt(t + 1)/delta) too (sqrt_over_all, seed 002 and [16, Eq. (3)]) or closed after "
-        "2 (sigma_DP^2 + sigma^2)/t (sqrt_closed_early, as seed 000 prints it)"
+        "sqrt(t + 1)/delta) too (sqrt_over_all, Private-C-ColME arXiv:2511.04702 and [16, Eq. "
+        "(3)]) or closed after 2 (sigma_DP^2 + sigma^2)/t (sqrt_closed_early, as "
+        "Private-C-ColME's conference version prints it)"
     ),
     (
         "Bernstein parameter of the noisy difference (bernstein_beta): b~_a + b~_b as z_theta of "
@@ -37,8 +38,9 @@ CHOICES = (
         "the degree r of the optimistic radius's ln(4 r M sqrt(t + 1)/delta) on a graph that is "
         "not random regular (graph key): the run's mean degree 2E/M, the same for every node, "
         "so that 4 r M = 4 * 2E counts the union bound's (agent, neighbour) pairs as r M does on "
-        "an r-regular graph (seed 002's gamma = delta/(4 r M)); not each node's own degree d_a. "
-        "On a random regular graph r is the degree key, as in seed 002"
+        "an r-regular graph (Private-C-ColME's gamma = delta/(4 r M), arXiv:2511.04702); not "
+        "each node's own degree d_a. On a random regular graph r is the degree key, as in "
+        "Private-C-ColME"
     ),
     (
         "Theorem 1 curve uses the asymptote factor of the panel's alpha schedule "
@@ -47,7 +49,7 @@ CHOICES = (
 )
 
 
-#: How each graph family other than seed 002's random regular one is drawn (``colme.graphs``).
+#: How each graph family other than Private-C-ColME's random regular one is drawn (``colme.graphs``).
 GRAPH_FAMILY_CHOICES = {
     "erdos_renyi": "Erdos-Renyi G(M, p), a fresh graph per run (p = mean_degree/(M - 1)); may be disconnected",
     "watts_strogatz": (

@@ -1,6 +1,6 @@
-"""Closed forms of seed 002: Theorem 1, Corollary 1 and the exact finite-t expected MSE
-of Algorithm 1 under the oracle rule (Propositions 1-2, Local and Ideal, are in
-``colme.baselines``).
+"""Closed forms of Private-C-ColME (Yakimenka et al. 2025, arXiv:2511.04702): Theorem 1,
+Corollary 1 and the exact finite-t expected MSE of Algorithm 1 under the oracle rule
+(Propositions 1-2, Local and Ideal, are in ``colme.baselines``).
 
 The exact oracle expectation is the yardstick for the simulation engine: with the oracle
 rule the mixing matrix W is fixed after t = 1, every agent's alpha clock equals t, and the

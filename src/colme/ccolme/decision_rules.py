@@ -66,7 +66,8 @@ def bernstein(t, sigma_a, sigma_b, sigma_dp_a, sigma_dp_b, beta_pair, theta, deg
 def optimistic(t, sigma_a, sigma_b, sigma_dp_a, sigma_dp_b, beta_pair, theta, degree, n_agents, delta,
                closed_early):
     """The optimistic-distance rule of Sec. III-C2: radius(a) + radius(b)
-    (``rules.optimistic_radius``; ``closed_early`` > 0.5: the radius as seed 000 prints it)."""
+    (``rules.optimistic_radius``; ``closed_early`` > 0.5: the radius as Private-C-ColME's
+    conference version prints it)."""
     early = closed_early > 0.5
     return (optimistic_radius(t, sigma_a, sigma_dp_a, degree, n_agents, delta, early)
             + optimistic_radius(t, sigma_b, sigma_dp_b, degree, n_agents, delta, early))

@@ -1,5 +1,6 @@
-"""The Private-C-ColME engine (seed 002, Algorithm 1) on random r-regular graphs, or on
-graphs of another family (the figure's ``graph`` key, ``colme.graphs``)."""
+"""The Private-C-ColME engine (Yakimenka et al. 2025, arXiv:2511.04702, Algorithm 1) on
+random r-regular graphs, or on graphs of another family (the figure's ``graph`` key,
+``colme.graphs``)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ CONSERVATIVE_UPDATES_PER_SECOND = 4e8
 
 
 class ConsensusEngine(SimulatedEngine):
-    """Private-C-ColME (seed 002, Algorithm 1) on random r-regular graphs."""
+    """Private-C-ColME (arXiv:2511.04702, Algorithm 1) on random r-regular graphs."""
 
     name = "ccolme"
     schema = Path(__file__).with_name("schema.yaml")

@@ -1,4 +1,5 @@
-"""Private-C-ColME (seed 002, Algorithm 1): a compiled Monte Carlo engine.
+"""Private-C-ColME (Yakimenka et al. 2025, arXiv:2511.04702, Algorithm 1): a compiled Monte
+Carlo engine.
 
 One call simulates one run (one class assignment, one graph, one data stream) for *all*
 curves of a panel at once: curves differ only by the decision rule and the privacy level,
@@ -10,8 +11,8 @@ from an inline counter-based generator (SplitMix64) keyed by each run's generato
 
 This module drives the kernel (``simulate_runs``): the panel's spec is ``spec.py``'s, the
 draws ``randoms.py``'s, the kernel's source ``template.py``'s and its compilation
-``codegen.py``'s.  The choices made where seed 002 is silent, which this kernel implements,
-are listed once, in ``choices.py`` (and recorded in every figure's metadata).
+``codegen.py``'s.  The choices made where Private-C-ColME is silent, which this kernel
+implements, are listed once, in ``choices.py`` (and recorded in every figure's metadata).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""How Private-C-ColME panels are drawn (seed 002 Fig. 1): a colour per eps, a line style
-per decision rule, Theorem 1's asymptotes as faint bands in their eps's colour."""
+"""How Private-C-ColME panels are drawn (Yakimenka et al. 2025, arXiv:2511.04702, Fig. 1): a
+colour per eps, a line style per decision rule, Theorem 1's asymptotes as faint bands in
+their eps's colour."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pandas as pd
 from ..aggregation import group_rows, panel_rows
 from ..plotting import PanelStyle, palette
 
-#: Line style per decision rule, as in seed 002 Fig. 1.
+#: Line style per decision rule, as in Private-C-ColME Fig. 1.
 RULE_STYLES = {"oracle": "-", "bernstein": ":", "optimistic": "-."}
 #: Line styles of a researcher's own rules, in the order the panel lists them (none of them
 #: Local's or Ideal's dashes).
@@ -40,8 +41,8 @@ GROUP_DASHES = ((0, (1, 1)), (0, (3, 1, 1, 1)), (0, (1, 3)), (0, (3, 1, 1, 1, 1,
 
 
 def panel_style(table: pd.DataFrame, draw_groups=()) -> PanelStyle:
-    """Seed 002 Fig. 1's style for a table's panel rows; with ``draw_groups`` (rules), those
-    rules' curves also group by group (a grouped table's rows, ``colme.aggregation``):
+    """Private-C-ColME Fig. 1's style for a table's panel rows; with ``draw_groups`` (rules),
+    those rules' curves also group by group (a grouped table's rows, ``colme.aggregation``):
     thin, in the curve's colour, one dash per group."""
     grouped = group_rows(table)
     grouped = grouped[grouped["rule"].isin(draw_groups) & (grouped["kind"] == "simulated")]

@@ -1,9 +1,9 @@
 """Thresholds, confidence schedules, mixing weights and step sizes of Private-C-ColME.
 
-Everything here follows seed 002 (Yakimenka et al., "Communication-Constrained Private
-Decentralized Online Personalized Mean Estimation"), Sec. III.  The scalar threshold
-functions are compiled with Numba so the simulation kernel (generated from
-``ccolme.template``) and the tests call the very same code.
+Everything here follows Private-C-ColME (Yakimenka et al., "Communication-Constrained
+Private Decentralized Online Personalized Mean Estimation", arXiv:2511.04702), Sec. III.
+The scalar threshold functions are compiled with Numba so the simulation kernel (generated
+from ``ccolme.template``) and the tests call the very same code.
 
 The decision rules built from these thresholds, and a researcher's own, are
 ``decision_rules``'s.  All three rules are symmetric in (a, b), also between agents with
@@ -35,8 +35,9 @@ ALPHA_RESETS = ("per_agent", "global", "none")
 #: min(beta_X + beta_Y, sqrt 2 max(sigma_X, sigma_Y, beta_X, beta_Y)).
 BERNSTEIN_BETAS = ("sec3c1", "sec2d")
 
-#: Where the optimistic radius closes its square root: over (1 + 1/t) ln(...) too (seed 002,
-#: [16, Eq. (3)]), or right after 2 (sigma_DP^2 + sigma^2)/t (as seed 000 prints it).
+#: Where the optimistic radius closes its square root: over (1 + 1/t) ln(...) too
+#: (Private-C-ColME, [16, Eq. (3)]), or right after 2 (sigma_DP^2 + sigma^2)/t (as
+#: Private-C-ColME's conference version prints it).
 OPTIMISTIC_RADII = {"sqrt_over_all": 0, "sqrt_closed_early": 1}
 
 
@@ -103,10 +104,10 @@ def bernstein_threshold(t, theta, sigma_a, sigma_b, beta_pair, sigma_dp_a, sigma
 def optimistic_radius(t, sigma, sigma_dp, degree, n_agents, delta, closed_early=False):
     """Confidence radius tilde-beta_delta(.; t) of the optimistic-distance rule (Sec. III-C2).
 
-    ``sqrt(2 (sigma_DP^2 + sigma^2)/t (1 + 1/t) ln(4 r M sqrt(t + 1) / delta))`` (seed 002,
-    [16, Eq. (3)]); with ``closed_early``, ``sqrt(2 (sigma_DP^2 + sigma^2)/t) (1 + 1/t)
-    ln(4 r M sqrt(t + 1) / delta)`` as seed 000 prints it.  b is accepted iff
-    |noisy mean difference| <= radius(a) + radius(b).
+    ``sqrt(2 (sigma_DP^2 + sigma^2)/t (1 + 1/t) ln(4 r M sqrt(t + 1) / delta))``
+    (Private-C-ColME, [16, Eq. (3)]); with ``closed_early``, ``sqrt(2 (sigma_DP^2 +
+    sigma^2)/t) (1 + 1/t) ln(4 r M sqrt(t + 1) / delta)`` as Private-C-ColME's conference
+    version prints it.  b is accepted iff |noisy mean difference| <= radius(a) + radius(b).
     """
     scale = 2.0 * (sigma_dp**2 + sigma**2) / t
     log_term = math.log(4.0 * degree * n_agents * math.sqrt(t + 1.0) / delta)

@@ -1,7 +1,7 @@
-"""The spec of a Private-C-ColME panel (seed 002, Algorithm 1): its curves (a decision rule
-at a privacy level or a privacy mix), its options, and the per-curve and per-profile
-parameters they give the kernel.  Plain data: the compiled kernel is ``kernel.py``'s, so
-the analytic tables and the engine read a panel without loading it.
+"""The spec of a Private-C-ColME panel (Yakimenka et al. 2025, arXiv:2511.04702, Algorithm 1):
+its curves (a decision rule at a privacy level or a privacy mix), its options, and the
+per-curve and per-profile parameters they give the kernel.  Plain data: the compiled kernel
+is ``kernel.py``'s, so the analytic tables and the engine read a panel without loading it.
 """
 
 from __future__ import annotations

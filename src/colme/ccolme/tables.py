@@ -1,4 +1,5 @@
-"""Seed 002's own tables: Theorem 1's asymptotes as curves, and Corollary 1's bound."""
+"""Private-C-ColME's own tables (Yakimenka et al. 2025, arXiv:2511.04702): Theorem 1's
+asymptotes as curves, and Corollary 1's bound."""
 
 from __future__ import annotations
 

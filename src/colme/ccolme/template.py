@@ -260,7 +260,7 @@ def kernel(
     accepted, clock, noisy, error, error_next, set_size, weight_cap, flips, threshold,
     pair_threshold, sample_sum, noise_sum, group_squared,
 ):
-    """Algorithm 1 of seed 002 for one run and one lane group, steps t_first..t_last."""
+    """Algorithm 1 of Private-C-ColME for one run and one lane group, steps t_first..t_last."""
     n_agents = sample_sum.shape[0]
     if t_first == 1:
         start_run(agent_means, one, sample_sum, noise_sum, accepted, clock, error)

@@ -21,12 +21,12 @@ over s = 1 .. the largest set size (``max_set_size``: r + 1 on an r-regular grap
 refuses a cap that breaks this, naming the figure's key, the file, the function, s and q.
 
 The built-in weights are caps with a parameter, the offset of ``rules.WEIGHT_OFFSETS``:
-q = 1/(|C_a| + offset), so W_ab = 1/(max(|C_a|, |C_b|) + offset), eq. (2) of seed 002 at
-offset 1 (``weights: eq2``) and Metropolis weights at 0 (``weights: metropolis``).  A
-figure's ``weight_rule: {file, function, params}`` names a researcher's cap instead: a
-plain Python function in the subset Numba compiles, like a decision rule's
-(``experiments/weights/`` holds an example).  What a cap cannot see: the neighbours'
-sizes (min does that), the agent's class, its noisy mean, or the time step.
+q = 1/(|C_a| + offset), so W_ab = 1/(max(|C_a|, |C_b|) + offset), eq. (2) of
+Private-C-ColME at offset 1 (``weights: eq2``) and Metropolis weights at 0
+(``weights: metropolis``).  A figure's ``weight_rule: {file, function, params}`` names a
+researcher's cap instead: a plain Python function in the subset Numba compiles, like a
+decision rule's (``experiments/weights/`` holds an example).  What a cap cannot see: the
+neighbours' sizes (min does that), the agent's class, its noisy mean, or the time step.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ ARGUMENTS = ("size", "degree", "n_agents")
 
 def inverse_size(size, degree, n_agents, offset):
     """The built-in cap q = 1/(|C_a| + offset): W_ab = 1/(max(|C_a|, |C_b|) + offset),
-    eq. (2) of seed 002 at offset 1, Metropolis weights at 0 (``rules.WEIGHT_OFFSETS``).
+    eq. (2) of Private-C-ColME at offset 1, Metropolis weights at 0 (``rules.WEIGHT_OFFSETS``).
 
     In the float32 kernel the division runs in float64 and is rounded to float32 when
     stored: the same number as float32's own division, as a quotient correctly rounded to

@@ -1,4 +1,7 @@
-"""PriCER: private collaborative relaying for mean estimation over intermittent links (seed 003).
+"""PriCER: private collaborative relaying for mean estimation over intermittent links.
+
+Saha, Seif, Yemini, Goldsmith, Poor, "Collaborative Mean Estimation over Intermittently
+Connected Networks with Peer-To-Peer Privacy", arXiv:2303.00035, 2023.
 
 Model (Sec. II): n nodes hold x_i in R^d with ||x_i|| <= R.  Node i reaches the server
 (PS) with tau_i ~ Ber(p_i) and node j with tau_ij ~ Ber(p_ij), p_ii = 1; the reciprocity
@@ -20,12 +23,12 @@ What is here:
   (divided by n^2), a PSD quadratic form, and the privacy constraints are linear in
   (A, sigma), so (8) is a convex QP; ``optimise_joint`` minimises it exactly (Algorithm 3's
   A-step inside a search over sigma) and ``scipy_reference`` solves it with SLSQP;
-* the tables of seed 003 Figs. 2, 3 and 4 and their plots.
+* the tables of PriCER Figs. 2, 3 and 4 and their plots.
 
 Modules, along the paper's seams: ``model`` (network, privacy levels, validation),
 ``privacy`` (Theorem 4.1), ``bounds`` (Lemma 3.1, Theorem 3.2), ``simulation``
 (Algorithms 1-2), ``optimisation`` (Algorithm 3, the joint optimum of (8)) and
-``figures`` (seed 003 Figs. 2-4).
+``figures`` (PriCER Figs. 2-4).
 """
 
 from .bounds import (  # noqa: F401

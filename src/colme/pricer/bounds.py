@@ -1,4 +1,4 @@
-"""PriCER MSE (seed 003 Lemma 3.1 (3), Theorem 3.2 (4)-(5), relaxation (13)) and the constraints of (8)."""
+"""PriCER MSE (Lemma 3.1 (3), Theorem 3.2 (4)-(5), relaxation (13)) and the constraints of (8)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""The choices made where seed 003 is silent (PriCER).
+"""The choices made where PriCER (Saha et al., arXiv:2303.00035) is silent.
 
 Every PriCER figure's provenance (PDF metadata, sidecar JSON, report caption) lists them.
 """
 
-#: Every choice made where seed 003 is silent (goes into the figures' metadata).
+#: Every choice made where PriCER is silent (goes into the figures' metadata).
 CHOICES = (
     (
         "Index convention: alpha_ij is the weight node i applies to x_i when sending to node j and "

@@ -1,5 +1,5 @@
-"""The PriCER engine (seed 003): Algorithm 3, the joint optimum of (8), Monte Carlo of
-Algorithms 1-2, and the feasible set of (8)."""
+"""The PriCER engine (Saha et al., arXiv:2303.00035): Algorithm 3, the joint optimum of (8),
+Monte Carlo of Algorithms 1-2, and the feasible set of (8)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from .figures import plot_pricer, table_for
 
 
 class PricerEngine(Engine):
-    """PriCER (seed 003): Algorithm 3, the joint optimum of (8), Monte Carlo of Algorithms 1-2."""
+    """PriCER (arXiv:2303.00035): Algorithm 3, the joint optimum of (8), Monte Carlo of Algorithms 1-2."""
 
     name = "pricer"
     schema = Path(__file__).with_name("schema.yaml")
@@ -57,7 +57,10 @@ class PricerEngine(Engine):
             }
         supplement = pd.DataFrame({"quantity": list(checks), "value": list(checks.values())})
         extras = {
-            "paper": "seed 003 (Saha et al., PriCER)",
+            "paper": (
+                "Saha, Seif, Yemini, Goldsmith, Poor: Collaborative Mean Estimation over Intermittently "
+                "Connected Networks with Peer-To-Peer Privacy, arXiv:2303.00035 (PriCER)"
+            ),
             "curves": list(dict.fromkeys(table["curve"])),
             "checks": checks,
         }

@@ -1,4 +1,4 @@
-"""PriCER figures (seed 003 Figs. 2-4): instances, tables and plots, and the choices made where the paper is silent."""
+"""PriCER figures (Figs. 2-4): instances, tables and plots, and the choices made where the paper is silent."""
 
 from __future__ import annotations
 
@@ -268,7 +268,7 @@ def plot_pricer(table: pd.DataFrame, kind: str, title: str, metadata: dict, pdf:
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    from ..plotting import palette, save_figure  # lazy: as above
+    from ..plotting import palette, save_figure, wrapped  # lazy: as above
 
     sns.set_theme(style="whitegrid", context="paper")
     if kind == "feasible_set":
@@ -335,7 +335,7 @@ def plot_pricer(table: pd.DataFrame, kind: str, title: str, metadata: dict, pdf:
             ax.set_xlabel("Number of nodes with good connectivity")
             ax.set_ylabel("MSE")
         ax.set_yscale("log")
-    fig.suptitle(title, fontsize=9)
+    fig.suptitle(wrapped(title, 88), fontsize=9)
     fig.tight_layout()
     save_figure(fig, title, metadata, pdf, png,
                 keywords="PriCER; collaborative relaying; differential privacy; mean estimation")

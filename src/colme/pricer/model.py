@@ -1,4 +1,4 @@
-"""PriCER model (seed 003 Sec. II-A): the network (p, P, E), privacy levels, validation."""
+"""PriCER model (Sec. II-A): the network (p, P, E), privacy levels, validation."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""PriCER Algorithm 3 (seed 003 Sec. V): Gauss-Seidel over rows (14)-(20), the joint optimum of (8), SLSQP reference."""
+"""PriCER Algorithm 3 (Sec. V): Gauss-Seidel over rows (14)-(20), the joint optimum of (8), SLSQP reference."""
 
 from __future__ import annotations
 

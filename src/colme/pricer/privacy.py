@@ -1,4 +1,4 @@
-"""PriCER privacy (seed 003 Theorem 4.1, eq. (6)): per-link caps, sigma_thr, the sigma update (10)."""
+"""PriCER privacy (Theorem 4.1, eq. (6)): per-link caps, sigma_thr, the sigma update (10)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""PriCER Monte Carlo of Algorithms 1-2 (seed 003) and the naive strategy of Sec. VI."""
+"""PriCER Monte Carlo of Algorithms 1-2 and the naive strategy of Sec. VI."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""Private-ColME: seed 004 (Yakimenka et al., "Differentially-private collaborative online
-personalized mean estimation", ISIT 2023 and its journal version; seed 001 is a poster).
+"""Private-ColME: Yakimenka, Weng, Lin, Rosnes, Kliewer, "Differentially-Private
+Collaborative Online Personalized Mean Estimation", 2024, arXiv:2411.07094 (the journal
+version; its conference version: ISIT 2023, pp. 737-742; the Private-ColME poster presents
+the same work).
 
 Modules, along the paper's seams: ``mechanisms`` (PM-I/PM-II p-sum releases, Var[T]),
 ``variance`` (unknown variances, Sec. V: Student-t quantiles, Welch, eq. (19)),

@@ -1,11 +1,11 @@
-"""The choices made where seed 004 is silent (Private-ColME), for the simulated figures
-(``SIMULATION``) and the exact oracle figures (``ORACLE``).
+"""The choices made where Private-ColME (Yakimenka et al. 2024, arXiv:2411.07094) is silent,
+for the simulated figures (``SIMULATION``) and the exact oracle figures (``ORACLE``).
 
 Every Private-ColME figure's provenance (PDF metadata, sidecar JSON, report caption)
 lists them; the options behind them are recorded with the settings.
 """
 
-#: Choices made where seed 004 is silent; printed in every Private-ColME figure's metadata.
+#: Choices made where Private-ColME is silent; printed in every Private-ColME figure's metadata.
 SIMULATION = (
     (
         "RR: agent a queries the others in increasing index order, cyclically, from the lowest "

@@ -1,5 +1,5 @@
-"""The Private-ColME engines (seed 004): the simulated Algorithm 1 and the exact oracle
-curves of Proposition 3 / Remark 3."""
+"""The Private-ColME engines (Yakimenka et al. 2024, arXiv:2411.07094): the simulated
+Algorithm 1 and the exact oracle curves of Proposition 3 / Remark 3."""
 
 from __future__ import annotations
 
@@ -88,7 +88,7 @@ def check_panel(settings: dict, where: str) -> None:
     noises = {c["noise"] for c in settings.get("curves") or ()} or set(settings["noises"])
     if "gaussian" in noises and not 0 < settings["eps"] <= 1:
         raise ConfigError(
-            f"{where}.eps={settings['eps']}: the Gaussian mechanism (seed 004 Lemma 1) needs "
+            f"{where}.eps={settings['eps']}: the Gaussian mechanism (Private-ColME Lemma 1) needs "
             "0 < eps <= 1; use noises: [laplace] for larger eps"
         )
     if settings.get("pm2_variance") == "as_printed" and "rrr" in settings["schedules"]:
@@ -105,7 +105,7 @@ def panel_style(table):
 
 
 class PrivateColmeEngine(SimulatedEngine):
-    """Private-ColME (seed 004): all-to-all queries, p-sum releases, decision rule."""
+    """Private-ColME (arXiv:2411.07094): all-to-all queries, p-sum releases, decision rule."""
 
     name = "private_colme"
     schema = SCHEMA
@@ -190,7 +190,7 @@ class PrivateColmeEngine(SimulatedEngine):
 
 
 class OracleEngine(Engine):
-    """Seed 004 Proposition 3 (RR) and Remark 3 (rRR) with the oracle class estimator, exact."""
+    """Private-ColME Proposition 3 (RR) and Remark 3 (rRR) with the oracle class estimator, exact."""
 
     name = "oracle"
     schema = SCHEMA

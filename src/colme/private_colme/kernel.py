@@ -1,4 +1,5 @@
-"""Private-ColME (seed 004, Algorithm 1): all-to-all queries, compiled Monte Carlo engine.
+"""Private-ColME (Yakimenka et al. 2024, arXiv:2411.07094, Algorithm 1): all-to-all queries,
+compiled Monte Carlo engine.
 
 At every step each agent a receives a sample, queries one agent b (round-robin, or
 restricted round-robin over C_a^(t-1)), which answers through a p-sum release mechanism
@@ -9,7 +10,7 @@ with the inverse-variance weights of eq. (3).
 The steps follow Algorithm 1's Receive, Query and Estimate blocks, for all agents at once;
 this module holds them and their driver (``simulate_colme_runs``), the panel's spec is
 ``spec.py``'s.
-The choices made where seed 004 is silent, which this kernel implements (RR order, when
+The choices made where Private-ColME is silent, which this kernel implements (RR order, when
 chi is re-tested, b before its first answer, common random numbers...), are listed once,
 in ``choices.py`` (and recorded in every figure's metadata).
 """

@@ -1,4 +1,5 @@
-"""Private release mechanisms with p-sums and the statistic T_{b->a} (seed 004, Secs. III-A, IV).
+"""Private release mechanisms with p-sums and the statistic T_{b->a} (Private-ColME,
+arXiv:2411.07094, Secs. III-A, IV).
 
 Agent b answers the k-th query of agent a at time t_k with X-bar_b^(t_k) + Z^(t_k), where
 t_k Z^(t_k) is a sum of p-sum noises (Sec. IV): PM-I uses one p-sum per query interval

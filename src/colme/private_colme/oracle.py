@@ -1,5 +1,6 @@
-"""Closed forms of seed 004: Proposition 3 (RR) and Remark 3 (rRR), Private-ColME with an
-oracle class estimator, evaluated exactly, and Ideal averaged over random classes."""
+"""Closed forms of Private-ColME (Yakimenka et al. 2024, arXiv:2411.07094): Proposition 3
+(RR) and Remark 3 (rRR), Private-ColME with an oracle class estimator, evaluated exactly,
+and Ideal averaged over random classes."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""How Private-ColME panels are drawn (seed 004 Figs. 2-4): a colour per
-mechanism/weights/noise scheme, solid for RR and dashed for rRR."""
+"""How Private-ColME panels are drawn (Yakimenka et al. 2024, arXiv:2411.07094, Figs. 2-4):
+a colour per mechanism/weights/noise scheme, solid for RR and dashed for rRR."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
-"""The spec of a Private-ColME panel (seed 004, Algorithm 1): its curves (query schedule,
-release mechanism, statistic weights, noise law, variance scheme), its privacy budget and
-options, and the decision rule's per-t thresholds.  Plain data: the compiled kernel is
-``kernel.py``'s, so the analytic tables and the engines read a panel without loading it.
+"""The spec of a Private-ColME panel (Yakimenka et al. 2024, arXiv:2411.07094, Algorithm 1):
+its curves (query schedule, release mechanism, statistic weights, noise law, variance
+scheme), its privacy budget and options, and the decision rule's per-t thresholds.  Plain
+data: the compiled kernel is ``kernel.py``'s, so the analytic tables and the engines read a
+panel without loading it.
 """
 
 from __future__ import annotations

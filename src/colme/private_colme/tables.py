@@ -1,5 +1,6 @@
-"""Seed 004's own tables: the exact oracle curves (Proposition 3, Remark 3) and the
-privacy accounting of every mechanism and noise of a panel."""
+"""Private-ColME's own tables (Yakimenka et al. 2024, arXiv:2411.07094): the exact oracle
+curves (Proposition 3, Remark 3) and the privacy accounting of every mechanism and noise of
+a panel."""
 
 from __future__ import annotations
 

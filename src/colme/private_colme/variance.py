@@ -1,6 +1,6 @@
-"""Unknown data variance (seed 004 Secs. II-D, III-C2, V): Welch test, Sch-Var-1, Sch-Var-2
-and the Bayesian estimator of eq. (19).  Compiled scalar functions, called per pair by the
-Private-ColME kernel.
+"""Unknown data variance (Private-ColME, arXiv:2411.07094, Secs. II-D, III-C2, V): Welch
+test, Sch-Var-1, Sch-Var-2 and the Bayesian estimator of eq. (19).  Compiled scalar
+functions, called per pair by the Private-ColME kernel.
 """
 
 from __future__ import annotations
