@@ -147,7 +147,7 @@ def _own_groups(table: pd.DataFrame) -> pd.Series:
 
 
 def groups_as_curves(table: pd.DataFrame) -> pd.DataFrame:
-    """A grouped table with each group's rows as a curve of its own, "<curve> [<group>]",
+    """A grouped table with each group's rows as a curve of its own, ``"<curve> [<group>]"``,
     and no group columns (a sweep summarises them like any curve), but for a group that
     holds every agent (a curve with one eps grouped by privacy: the panel again); any
     other table as it is."""

@@ -83,7 +83,7 @@ def test_optimistic_radius_formula():
     assert threshold("oracle", t, math.nan, sigma_dp) < 0 and BUILTIN["oracle"].by_class  # accepts by class
 
 
-def test_optimistic_radius_closed_early_as_seed_000_prints_it():
+def test_optimistic_radius_closed_early_as_the_conference_version_prints_it():
     """Private-C-ColME's conference version: sqrt(2 (sigma_DP^2 + sigma^2)/t) (1 + 1/t)
     ln(4 r M sqrt(t + 1)/delta)."""
     sigma_dp = laplace_sigma_dp(2.0, L)

@@ -151,3 +151,9 @@ def test_shipped_experiments_validate_and_target_only_their_figures():
                   "figures": {**shipped["figures"], **experiment["figures"]}}
         validated = validate_config(merged, SCHEMA)
         assert set(validated["targets"]) == set(experiment["figures"]), path.name
+    # each its own results folder, none inside another's: no two experiments share a file
+    folders = [yaml.safe_load(path.read_text()).get("results", "results") for path in files]
+    for index, folder in enumerate(folders):
+        assert folder != "results", f"{files[index].name} writes to the default results/"
+        others = folders[:index] + folders[index + 1:]
+        assert not any(f"{other}/".startswith(f"{folder}/") for other in others), files[index].name

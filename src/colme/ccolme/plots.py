@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from ..aggregation import group_rows, panel_rows
-from ..plotting import PanelStyle, palette
+from ..plotting import STYLE_KEY_COLOUR, PanelStyle, palette
 
 #: Line style per decision rule, as in Private-C-ColME Fig. 1.
 RULE_STYLES = {"oracle": "-", "bernstein": ":", "optimistic": "-."}
@@ -35,8 +35,8 @@ def _privacy_label(privacy) -> str:
     return _eps_label(privacy)
 
 
-#: Dashes of the groups drawn for a curve (``draw_groups``), in the order of the table.
-#: None is Local's or Ideal's dashes (matplotlib's "--").
+#: Dashes of the groups drawn for a curve (``draw_groups``), in the order of the table
+#: (drawn thin in the curve's colour: never Local's or Ideal's black).
 GROUP_DASHES = ((0, (1, 1)), (0, (3, 1, 1, 1)), (0, (1, 3)), (0, (3, 1, 1, 1, 1, 1)), (0, (5, 1, 1, 1, 1, 1, 1, 1)))
 
 
@@ -60,7 +60,7 @@ def panel_style(table: pd.DataFrame, draw_groups=()) -> PanelStyle:
     }
     handles = [plt.Line2D([], [], color=colours[p], lw=2, label=_privacy_label(p)) for p in levels]
     rules = [r for r in styles if r in set(simulated["rule"])]
-    handles += [plt.Line2D([], [], color="k", ls=styles[r], label=r) for r in rules]
+    handles += [plt.Line2D([], [], color=STYLE_KEY_COLOUR, ls=styles[r], label=r) for r in rules]
     theory = table[table["rule"] == "theorem1"]
     bands = [(rows, colours.get(_privacy(rows), "grey")) for _, rows in theory.groupby("curve", sort=False)]
     if len(grouped):
@@ -69,5 +69,6 @@ def panel_style(table: pd.DataFrame, draw_groups=()) -> PanelStyle:
         lines |= {name: (colours[privacy[rows["curve"].iloc[0].rpartition(" [")[0]]], dashes[rows["group"].iloc[0]])
                   for name, rows in named.groupby("curve")}
         simulated = pd.concat([simulated, named], ignore_index=True)
-        handles += [plt.Line2D([], [], color="0.4", lw=0.8, ls=dash, label=group) for group, dash in dashes.items()]
+        handles += [plt.Line2D([], [], color=STYLE_KEY_COLOUR, lw=0.8, ls=dash, label=group)
+                    for group, dash in dashes.items()]
     return PanelStyle(simulated, lines, handles, bands, "Theorem 1 (oracle)")

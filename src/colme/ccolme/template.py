@@ -9,7 +9,7 @@ State in error coordinates: per agent and curve the kernel holds e_a = mu~_a - m
 the noisy-mean error X~_a - mu_a, small numbers whose float32 ulp stays far below the
 consensus increments at t = 3e4 (an absolute mu~_a ~ 0.5 would lose them, biasing float32
 by +1.5%).  Neighbour b's value seen from a is e_b - offset_ab, offset_ab = mu_a - mu_b
-per directed edge (0 within a class): exact in real arithmetic.  The decision compares
+per directed edge (0 between agents with equal means): exact in real arithmetic.  The decision compares
 |(X~_a - mu_a) - (X~_b - mu_b) + offset_ab| = |X~_a - X~_b| to the threshold; offset_ba =
 -offset_ab makes it symmetric bit for bit.
 

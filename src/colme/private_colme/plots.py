@@ -6,7 +6,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from ..plotting import PanelStyle, palette
+from ..plotting import STYLE_KEY_COLOUR, PanelStyle, palette
 
 SCHEDULE_STYLES = {"rr": "-", "rrr": "--"}
 SCHEDULE_LABELS = {"rr": "RR", "rrr": "rRR"}
@@ -24,5 +24,6 @@ def panel_style(table: pd.DataFrame) -> PanelStyle:
     }
     handles = [plt.Line2D([], [], color=colours[s], lw=2, label=s) for s in schemes]
     for schedule in dict.fromkeys(curves["schedule"]):
-        handles.append(plt.Line2D([], [], color="k", ls=SCHEDULE_STYLES[schedule], label=SCHEDULE_LABELS[schedule]))
+        handles.append(plt.Line2D([], [], color=STYLE_KEY_COLOUR, ls=SCHEDULE_STYLES[schedule],
+                                  label=SCHEDULE_LABELS[schedule]))
     return PanelStyle(curves, lines, handles)

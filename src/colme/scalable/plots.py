@@ -8,7 +8,7 @@ import math
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from ..plotting import PanelStyle, palette
+from ..plotting import STYLE_KEY_COLOUR, PanelStyle, palette
 
 #: Line styles per (rule, private): the optimistic rule solid, the oracle dotted; private dashed.
 STYLES = {("optimistic", False): "-", ("oracle", False): ":", ("optimistic", True): "-.", ("oracle", True): (0, (1, 3))}
@@ -32,5 +32,5 @@ def panel_style(table: pd.DataFrame) -> PanelStyle:
     kinds = dict.fromkeys((rows["rule"].iloc[0], not math.isinf(rows["eps"].iloc[0])) for rows in groups.values())
     for rule, private in kinds:
         label = rule + (", private" if private else "")
-        handles.append(plt.Line2D([], [], color="k", ls=STYLES[(rule, private)], label=label))
+        handles.append(plt.Line2D([], [], color=STYLE_KEY_COLOUR, ls=STYLES[(rule, private)], label=label))
     return PanelStyle(simulated, lines, handles)
