@@ -104,8 +104,35 @@ def _describe(error: jsonschema.ValidationError) -> str:
         return f"config key {key}: {error.instance!r} is not allowed; allowed: {error.schema['x-allowed']}"
     if error.validator == "oneOf" and error.context:
         best = min(error.context, key=lambda e: len(list(e.schema_path)))
-        return f"config key {key}: {error.instance!r} is invalid ({best.message})"
+        forms = " or ".join(_form(branch) for branch in error.validator_value)
+        return f"config key {key}: {error.instance!r} is invalid ({best.message}); allowed: {forms}"
+    if error.validator == "type" and str(error.instance).lower().lstrip("+-") in ("inf", "infinity", "nan"):
+        return f"config key {key}: {error.message} (YAML writes infinity as .inf, e.g. eps: [1, .inf])"
     return f"config key {key}: {error.message}"
+
+
+def _form(branch: dict) -> str:
+    """One alternative of a ``oneOf``, in words: its type, bounds and keys (or its definition's name)."""
+    if "$ref" in branch:
+        return f"a {branch['$ref'].rsplit('/', 1)[-1]} entry"
+    words = str(branch.get("type", "a value"))
+    if "minimum" in branch:
+        words += f" >= {branch['minimum']}"
+    if branch.get("type") == "object" and branch.get("properties"):
+        words += " with keys " + ", ".join(branch["properties"])
+    return words
+
+
+def _relevant(errors: list) -> list:
+    """The errors worth reading: an object's unknown-key error is dropped when a key below
+    it has a bad value (an unknown graph family allows no other key: the family is the
+    error to read)."""
+    bad_values = [list(e.absolute_path) for e in errors if e.validator in ("enum", "const")]
+    return [
+        e for e in errors
+        if not (e.validator == "additionalProperties"
+                and any(path[:-1] == list(e.absolute_path) for path in bad_values))
+    ]
 
 
 def _resolve_ref(schema: dict, root: dict) -> dict:
@@ -189,7 +216,7 @@ def validate_written(config: dict, schema: dict | None = None) -> dict:
         elif isinstance(entry, dict) and "engine" not in entry:
             _check_engine_implied(name, entry, schema)
     validator = Validator(schema)
-    errors = sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path))
+    errors = _relevant(sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path)))
     if errors:
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(_describe(e) for e in errors))
     _fill_defaults(config, schema, schema)

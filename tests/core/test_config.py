@@ -62,6 +62,11 @@ def test_shipped_config_is_valid_and_gets_defaults():
         (lambda c: c["figures"]["fig2_sim"].update(t_max=1), ["figures.fig2_sim.t_max", "minimum of 2"]),
         (lambda c: c["figures"]["galante_fig1"].update(t_max=1), ["figures.galante_fig1.t_max", "minimum of 2"]),
         (lambda c: c.update(t_max=1), ["t_max", "minimum of 2"]),
+        (lambda c: c["figures"]["fig1_r5"].update(eps=[1, "inf"]),
+         ["figures.fig1_r5.eps[1]", "YAML writes infinity as .inf"]),
+        (lambda c: c["figures"]["fig1_r5"].update(runs="eight"),
+         ["figures.fig1_r5.runs", "allowed: integer >= 1 or object with keys default, paper"]),
+        (lambda c: c.update(results="../elsewhere"), ["config key results: '../elsewhere'", "relative path"]),
     ],
 )
 def test_bad_values_name_the_key_and_the_allowed_values(edit, fragments):
@@ -160,3 +165,11 @@ def test_a_figure_without_engine_whose_keys_are_another_engines_is_told_so():
     config["figures"] = {"x": {"n_agents": 30, "bogus": 1}}
     with pytest.raises(ConfigError, match=r"unknown key\(s\) \['bogus'\]"):
         validate_written(config)
+
+
+def test_an_unknown_graph_family_is_the_error_read_not_the_keys_it_would_allow():
+    edit = lambda c: c["figures"]["fig1_r5"].update(graph={"family": "erdos_reny", "mean_degree": 5})  # noqa: E731
+    with pytest.raises(ConfigError) as error:
+        validate_config(broken(edit))
+    assert "figures.fig1_r5.graph.family: 'erdos_reny' is not allowed" in str(error.value)
+    assert "unknown key(s) ['mean_degree']" not in str(error.value)

@@ -292,7 +292,8 @@ def claim_targets():
 if REPORT and not figure_targets():
     raise WorkflowError(
         f"no figure of this config in {RESULTS}/figures yet: build one first "
-        f"(snakemake --cores all {RESULTS}/figures/<figure>.pdf), then report it"
+        f"(snakemake --cores all {RESULTS}/figures/<figure>.pdf), then report it; "
+        "an experiment's build: pass its file here too (--configfile my.yaml)"
     )
 
 
