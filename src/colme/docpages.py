@@ -440,14 +440,17 @@ def generated_pages(root: Path) -> dict[str, str]:
         "choices.md": choices_page(root / "config.yaml", sorted((root / "experiments").glob("*.yaml"))),
         "claims.md": claims_page(root / "workflow" / "claims.yaml", {build: docs / build for build in BUILD_TITLES}),
     }
-    builds = dict(BUILD_TITLES)
-    builds |= {
-        f"experiments/{path.parent.name}": f"Experiment {path.parent.name}"
-        for path in sorted((docs / "experiments").glob("*/build.json"))
-    }
-    for build, title in builds.items():
-        pages[f"{build}/index.md"] = build_page(docs / build, title)
+    builds = list(BUILD_TITLES)
+    builds += [f"experiments/{path.parent.name}" for path in sorted((docs / "experiments").glob("*/build.json"))]
+    for build in builds:
+        pages[f"{build}/index.md"] = build_page(docs / build, build_title(build.rsplit("/", 1)[-1]))
     return pages
+
+
+def build_title(name: str) -> str:
+    """The title of the page of the published build in the folder ``name`` (a preset's, or
+    an experiment's)."""
+    return BUILD_TITLES.get(name, f"Experiment {name}")
 
 
 def stale_pages(root: Path) -> list[str]:

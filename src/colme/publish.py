@@ -33,6 +33,7 @@ import pandas as pd
 
 from .claims import HOLM, INDEPENDENT, diagnosis_counts, model_dependent
 from .config import load_config, resolve_figure
+from .docpages import build_page, build_title
 from .expansion import validate_config
 from .provenance import atomic_write_text, canonical_json, host_cpu, vector_isa
 from .registry import ENGINES
@@ -82,12 +83,14 @@ def publish(results: Path, dest: Path, config: dict, wall_seconds: float | None,
 
     The copy is made in a staging folder beside ``dest`` and swapped in only once complete:
     a build that lacks a file (a failed or partial build) raises and leaves ``dest`` as it
-    was, never half-replaced."""
+    was, never half-replaced.  Its page (``index.md``, ``colme.docpages.build_page``) comes
+    with it."""
     staging = dest.with_name(f".{dest.name}.publishing")
     if staging.exists():
         shutil.rmtree(staging)
     try:
         build = _publish_into(results, staging, config, wall_seconds, cores, root)
+        (staging / "index.md").write_text(build_page(staging, build_title(dest.name)))
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

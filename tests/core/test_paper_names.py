@@ -3,7 +3,8 @@
 The project's working notes call the papers "seed" and a three-digit number, after files
 outside the product; none of that shorthand, and no path into that folder, may appear in a
 file the product ships: the configuration, the experiments, the workflow, the package's
-sources and schemas, the hand-written documentation pages, the README and CITATION.cff.
+sources and schemas, the documentation pages, the published builds' provenance, the README
+and CITATION.cff.
 (The word "seed" meaning a random seed is fine: only "seed" followed by a three-digit
 number from 000 is refused.)
 """
@@ -20,15 +21,17 @@ SHARED_PATH = "../shared"
 
 
 def product_files() -> list[Path]:
-    """Every shipped file the check covers (tests/ excluded; docs/default, docs/paper and
-    docs/experiments/*/ are published builds, regenerated from these)."""
+    """Every shipped file the check covers (tests/ excluded): the sources, and the published
+    builds' pages and provenance (docs/default, docs/paper, docs/experiments/*/), which
+    hold the figures' titles and choices as they were built."""
     files = [ROOT / "config.yaml", ROOT / "README.md", ROOT / "CITATION.cff"]
+    files += sorted((ROOT / "docs").glob("**/provenance/*.json"))
+    files += sorted((ROOT / "docs").glob("**/*.md"))
     files += sorted((ROOT / "experiments").glob("*.yaml"))
     files += sorted(path for path in (ROOT / "workflow").rglob("*") if path.is_file())
     for pattern in ("*.py", "*.yaml"):
         files += sorted((ROOT / "src").rglob(pattern))
-    files += sorted((ROOT / "docs").glob("*.md"))
-    return [path for path in files if "__pycache__" not in path.parts]
+    return sorted({path for path in files if "__pycache__" not in path.parts})
 
 
 def test_the_scan_sees_the_product():
@@ -37,6 +40,8 @@ def test_the_scan_sees_the_product():
     assert any(name.startswith("src/colme/") and name.endswith(".py") for name in names)
     assert any(name.startswith("experiments/") for name in names)
     assert any(name.startswith("docs/") for name in names)
+    for build in ("default", "paper", "experiments/who_pays"):
+        assert any(name.startswith(f"docs/{build}/provenance/") for name in names), build
 
 
 def test_the_pattern_tells_the_shorthand_from_a_random_seed():

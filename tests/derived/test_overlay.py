@@ -9,6 +9,7 @@ import pytest
 from workflow_helpers import snakemake
 
 from colme.config import ConfigError, load_config
+from colme.docpages import build_page
 from colme.expansion import expand_config, validate_config
 from colme.publish import publish
 
@@ -68,6 +69,9 @@ def test_an_overlay_draws_both_engines_curves_on_the_same_instances(tmp_path):
     assert (tmp_path / "published/tables/tiny_overlay.csv").read_bytes() == (
         tmp_path / "results/tables/tiny_overlay.csv").read_bytes()
     assert not (tmp_path / "published/tables/tiny_overlay_supplement.csv").exists()
+    page = (tmp_path / "published/index.md").read_text()  # its page comes with it
+    assert page.startswith("# Experiment published") and "## tiny_overlay" in page
+    assert page == build_page(tmp_path / "published", "Experiment published")
     # a build that lacks a file is refused and leaves the published folder as it was
     def files():
         return {p.relative_to(tmp_path): p.read_bytes() for p in (tmp_path / "published").rglob("*") if p.is_file()}
