@@ -107,7 +107,8 @@ def test_every_published_verdict_is_rederived_from_the_published_tables(publishe
     claim edited without republishing fails here."""
     folder, _, _ = published
     recorded = pd.read_csv(folder / "claims.csv", dtype=str, keep_default_na=False)
-    rederived = published_claims(folder).fillna("").astype(str)  # NaN: an empty CSV cell
+    rederived = published_claims(folder)
+    rederived = rederived.astype(str).where(rederived.notna(), "")  # NaN: an empty CSV cell
     assert list(recorded.columns) == list(rederived.columns)
     for column in recorded.columns:
         differ = recorded["id"][recorded[column] != rederived[column]]
