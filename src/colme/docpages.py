@@ -108,7 +108,10 @@ def allowed_values(schema: dict) -> str:
         parts.append("one of " + ", ".join(f"`{_value(v)}`" for v in schema["enum"]))
     if "const" in schema:
         parts.append(f"`{_value(schema['const'])}`")
-    parts += [text.format(_value(schema[key])) for key, text in _CONSTRAINTS if key in schema]
+    parts += [text.format(_value(schema[key])) for key, text in _CONSTRAINTS
+              if key in schema and not (key == "pattern" and "x-allowed" in schema)]
+    if "x-allowed" in schema:  # a pattern in words (the error message's too)
+        parts.append(schema["x-allowed"])
     parts += [text for key, text in _FLAGS if schema.get(key)]
     items = schema.get("items")
     if isinstance(items, dict) and not _ref_name(items) and "properties" not in items:
