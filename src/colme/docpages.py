@@ -456,18 +456,20 @@ def build_title(name: str) -> str:
     return BUILD_TITLES.get(name, f"Experiment {name}")
 
 
-def stale_pages(root: Path) -> list[str]:
-    """The generated pages whose copy under ``<root>/docs`` is missing or differs."""
+def stale_pages(root: Path, pages: dict[str, str] | None = None) -> list[str]:
+    """The generated pages (``pages``, else ``generated_pages(root)``) whose copy under
+    ``<root>/docs`` is missing or differs."""
     docs = Path(root) / "docs"
-    return [name for name, content in generated_pages(root).items()
+    pages = generated_pages(root) if pages is None else pages
+    return [name for name, content in pages.items()
             if not (docs / name).is_file() or (docs / name).read_text() != content]
 
 
 def write_pages(root: Path) -> list[str]:
     """Write the stale generated pages under ``<root>/docs``; their names."""
     docs = Path(root) / "docs"
-    stale = stale_pages(root)
     pages = generated_pages(root)
+    stale = stale_pages(root, pages)
     for name in stale:
         (docs / name).parent.mkdir(parents=True, exist_ok=True)
         (docs / name).write_text(pages[name])

@@ -23,16 +23,10 @@ rule claims:
     """The papers' claims (workflow/claims.yaml) checked on the tables, one verdict each."""
     input:
         claims=CLAIMS,
-        tables=expand(f"{RESULTS}/tables/{{figure}}.csv", figure=CLAIM_FIGURES),
-        bounds=expand(
-            f"{RESULTS}/tables/{{figure}}_supplement.csv", figure=BOUND_FIGURES
-        ),
-        covariances=expand(
-            f"{RESULTS}/tables/{{figure}}_covariance.csv", figure=CLAIM_FIGURES
-        ),
-        diagnostics=expand(
-            f"{RESULTS}/tables/{{figure}}_diagnostics.csv", figure=DIAGNOSTICS_FIGURES
-        ),
+        tables=expand(TABLE_OUTPUTS["table"], figure=CLAIM_FIGURES),
+        bounds=expand(TABLE_OUTPUTS["supplement"], figure=BOUND_FIGURES),
+        covariances=expand(TABLE_OUTPUTS["covariance"], figure=CLAIM_FIGURES),
+        diagnostics=expand(TABLE_OUTPUTS["diagnostics"], figure=DIAGNOSTICS_FIGURES),
     output:
         csv=report(
             f"{RESULTS}/claims.csv",

@@ -16,6 +16,7 @@ from snakemake.logging import logger
 from colme.aggregation import run_chunks
 from colme.claims import load_claims
 from colme.config import ConfigError
+from colme.engines import table_path
 from colme.expansion import expand_config
 from colme.integrity import maker, problem, quarantine, stale_record
 from colme.provenance import canonical_json
@@ -129,11 +130,14 @@ def instances_of_chunk(wildcards):
 
 #: The table rule's outputs, by name.
 TABLE_OUTPUTS = {
-    "table": f"{RESULTS}/tables/{{figure}}.csv",
-    "supplement": f"{RESULTS}/tables/{{figure}}_supplement.csv",
-    "covariance": f"{RESULTS}/tables/{{figure}}_covariance.csv",
-    "diagnostics": f"{RESULTS}/tables/{{figure}}_diagnostics.csv",
-    "meta": f"{RESULTS}/tables/{{figure}}.json",
+    name: table_path(RESULTS, "{figure}", suffix)
+    for name, suffix in (
+        ("table", ".csv"),
+        ("supplement", "_supplement.csv"),
+        ("covariance", "_covariance.csv"),
+        ("diagnostics", "_diagnostics.csv"),
+        ("meta", ".json"),
+    )
 }
 
 

@@ -1,8 +1,8 @@
 rule figure:
     """Paper-style figure with provenance in the PDF metadata and a JSON sidecar."""
     input:
-        table=f"{RESULTS}/tables/{{figure}}.csv",
-        meta=f"{RESULTS}/tables/{{figure}}.json",
+        table=TABLE_OUTPUTS["table"],
+        meta=TABLE_OUTPUTS["meta"],
     output:
         pdf=report(
             f"{RESULTS}/figures/{{figure}}.pdf",
@@ -41,8 +41,8 @@ rule figure:
 rule diagnostics_figure:
     """The engine's diagnostics against t (e.g. Private-ColME: who is in C_a, releases)."""
     input:
-        diagnostics=f"{RESULTS}/tables/{{figure}}_diagnostics.csv",
-        meta=f"{RESULTS}/tables/{{figure}}.json",
+        diagnostics=TABLE_OUTPUTS["diagnostics"],
+        meta=TABLE_OUTPUTS["meta"],
     output:
         pdf=report(
             f"{RESULTS}/figures/{{figure}}_diagnostics.pdf",

@@ -17,13 +17,9 @@ rule sensitivity:
     """Claims re-checked on each variant figure against its baseline (colme.sensitivity)."""
     input:
         claims=CLAIMS,
-        tables=expand(f"{RESULTS}/tables/{{figure}}.csv", figure=SENSITIVITY_TABLES),
-        bounds=expand(
-            f"{RESULTS}/tables/{{figure}}_supplement.csv", figure=SENSITIVITY_TABLES
-        ),
-        covariances=expand(
-            f"{RESULTS}/tables/{{figure}}_covariance.csv", figure=SENSITIVITY_TABLES
-        ),
+        tables=expand(TABLE_OUTPUTS["table"], figure=SENSITIVITY_TABLES),
+        bounds=expand(TABLE_OUTPUTS["supplement"], figure=SENSITIVITY_TABLES),
+        covariances=expand(TABLE_OUTPUTS["covariance"], figure=SENSITIVITY_TABLES),
     output:
         csv=f"{RESULTS}/sensitivity.csv",
         md=f"{RESULTS}/sensitivity.md",
