@@ -83,6 +83,15 @@ def test_single_figure_target_builds_alone(built, tmp_path):
     assert "tiny_b" in html and "tiny_a.pdf" not in html
 
 
+def test_a_report_moves_nothing_and_reports_a_figure_made_under_overrides(tmp_path):
+    """`snakemake --report` after a build with `--config runs=...`: the figure (its
+    provenance names its runs) is reported as it is, nothing is moved to quarantine."""
+    snakemake(tmp_path, "--cores", "1", "results/figures/tiny_b.pdf", "--config", "runs=3")
+    snakemake(tmp_path, "--report", str(tmp_path / "report.html"))
+    assert (tmp_path / "results/figures/tiny_b.pdf").exists() and not (tmp_path / "results/quarantine").exists()
+    assert "tiny_b" in (tmp_path / "report.html").read_text()
+
+
 def test_a_results_folder_of_its_own(built, tmp_path):
     """``results: <folder>`` puts every output there (an experiment's own folder): the same
     bytes as in results/, nothing written to results/, and its report needs no other build."""

@@ -301,5 +301,7 @@ if REPORT and not figure_targets():
     )
 
 
-if workflow.is_main_process:  # not in each cluster job's own Snakemake
+# Not in each cluster job's own Snakemake, nor for a report: it reads what is built (a
+# figure made under other overrides too, its provenance says which) and moves nothing.
+if workflow.is_main_process and not REPORT:
     retire_untrusted_results()
