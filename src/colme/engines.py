@@ -49,6 +49,7 @@ from .populations import LAW_SHAPES, Population, population_choices
 from .progress import Progress, kernel_seconds
 from .provenance import table_provenance
 from .seeding import run_generator, stream_name
+from .world import check_world, world_graph, world_instance_params, world_instances, world_numeric_params
 
 #: Settings that never enter an engine's numbers: drawing-only keys and the run bookkeeping
 #: (``runs`` enters the tables, through the chunk files it selects, not the simulation).
@@ -131,15 +132,6 @@ def check_names_figure(key: str, name: str, figures: dict, accepts, what: str) -
     if name not in figures or not accepts(name):
         raise ConfigError(
             f"{key}={name!r}: must name {what}; configured: {sorted(f for f in figures if accepts(f))}"
-        )
-
-
-def check_regular_degree(n_agents: int, degree: int, where: str) -> None:
-    """Refuse (naming ``where``.degree) a degree no r-regular graph on ``n_agents`` has."""
-    if not 1 <= degree < n_agents or (degree * n_agents) % 2:
-        raise ConfigError(
-            f"{where}.degree={degree} with n_agents={n_agents}: an r-regular graph needs "
-            "1 <= degree < n_agents and degree * n_agents even"
         )
 
 
@@ -459,5 +451,43 @@ class SimulatedEngine(Engine):
         return ""
 
 
+class WorldEngine(SimulatedEngine):
+    """A simulated engine whose algorithms run on a world (``colme.world``): a graph of any
+    family (``degree``, or ``graph``), the classes and data of its ``population``, privacy
+    levels and mixes (``privacy_mixes``) and groups of agents (``groups``), all read
+    through the same functions whatever the algorithm, so that figures of two such engines
+    drawing one ``stream`` pair run by run."""
+
+    graph_keys = ("degree",)
+
+    @staticmethod
+    def graph(settings: dict) -> dict | None:
+        """The params of the figure's graph family, or None for the random regular graph."""
+        return world_graph(settings)
+
+    def check(self, settings, where, config):
+        check_world(settings, where)
+
+    def numeric_params(self, settings: dict) -> dict:
+        return world_numeric_params(super().numeric_params(settings), settings)
+
+    def instance_params(self, settings: dict) -> dict:
+        return world_instance_params(super().instance_params(settings), settings)
+
+    def instances(self, params: dict, figure: str, start: int, stop: int) -> dict:
+        return world_instances(params, figure, start, stop)
+
+    def has_mixes(self, params: dict) -> bool:
+        return bool(params.get("privacy_mixes"))
+
+    def group_outputs(self, spec, n_runs: int) -> dict:
+        """The arrays a grouped panel's kernel fills (``run_kernel``'s dict; none without
+        groups): ``group_sums`` (runs, curves, groups, t) and ``group_counts``."""
+        if not spec.groups:
+            return {}
+        shape = (n_runs, len(spec.curves), spec.n_groups)
+        return {"group_sums": np.empty((*shape, len(spec.t_record))), "group_counts": np.empty(shape, dtype=np.int64)}
+
+
 #: The interface's own classes, whose hooks are placeholders (``missing_hooks``).
-_BASES = (Engine, SimulatedEngine, object)
+_BASES = (Engine, SimulatedEngine, WorldEngine, object)

@@ -5,6 +5,7 @@ lists them; the options behind them are recorded with the settings.
 """
 
 from ..populations import population_choices
+from ..world import GRAPH_FAMILY_CHOICES, graph_choice  # noqa: F401 - re-exported: the world's
 
 #: Choices made where Private-C-ColME is silent; printed in every Fig. 1 caption/metadata.
 CHOICES = (
@@ -47,31 +48,6 @@ CHOICES = (
         "(2 for t/(t+1), 20/19 for floor(t/10))"
     ),
 )
-
-
-#: How each graph family other than Private-C-ColME's random regular one is drawn (``colme.graphs``).
-GRAPH_FAMILY_CHOICES = {
-    "erdos_renyi": "Erdos-Renyi G(M, p), a fresh graph per run (p = mean_degree/(M - 1)); may be disconnected",
-    "watts_strogatz": (
-        "Watts-Strogatz small world, networkx's rewiring rule (each lattice edge (u, u + j), "
-        "j <= k/2, moved to (u, w) with probability p, w uniform keeping the graph simple), per run"
-    ),
-    "random_geometric": (
-        "random geometric graph, M points uniform in the unit square without wrap-around, "
-        "radius from mean_degree by (M - 1)(pi r^2 - 8 r^3/3 + r^4/2), per run; may be disconnected"
-    ),
-    "barabasi_albert": "Barabasi-Albert, networkx's variant (a star on m + 1 nodes first), per run",
-    "ring_lattice": "ring lattice (fixed: the same graph every run; only the classes are redrawn)",
-    "torus": "2-D torus grid, node i cols + j (fixed: the same graph every run)",
-    "complete": "complete graph (fixed: the same graph every run)",
-    "edge_list": "a user's edge list (fixed: the same graph every run; its SHA-256 in the params)",
-}
-
-
-def graph_choice(graph: dict) -> str:
-    """The line a figure on a graph of another family than random regular adds to CHOICES."""
-    shown = ", ".join(f"{key}={value}" for key, value in graph.items() if key != "family")
-    return f"graph: {GRAPH_FAMILY_CHOICES[graph['family']]} ({shown or 'no parameter'})"
 
 
 #: What a Private-C-ColME figure whose agents differ adds to CHOICES and the population's

@@ -4,7 +4,6 @@ random r-regular graphs, or on graphs of another family (the figure's ``graph`` 
 
 from __future__ import annotations
 
-import itertools
 import math
 from pathlib import Path
 from types import MappingProxyType
@@ -12,15 +11,15 @@ from types import MappingProxyType
 import numpy as np
 
 from ..aggregation import ALL_AGENTS
-from ..engines import SimulatedEngine, check_regular_degree, population, population_summary, stream_name, wall_minutes
+from ..engines import WorldEngine, population, population_summary, wall_minutes
 from ..errors import ConfigError
-from ..graphs import FAMILY_KEYS, expected_mean_degree, graph_params, graph_problem
-from ..instances import make_family_instances
+from ..graphs import expected_mean_degree
 from ..timegrid import figure_grid
 from ..user_code import with_digest
-from .choices import CHOICES, ccolme_population_choices, graph_choice
+from ..world import check_world, graph_choice, graph_line, panel_groups, world_numeric_params
+from .choices import CHOICES, ccolme_population_choices
 from .decision_rules import BUILTIN, builtin_rules, user_rule
-from .spec import DIAGNOSTICS, Curve, PanelSpec, default_degree_bands, default_neighbour_bands
+from .spec import DIAGNOSTICS, Curve, PanelSpec
 from .tables import bound_table, curve_fields, theorem1_frames
 from .weight_rules import max_set_size, user_weights
 
@@ -29,7 +28,7 @@ from .weight_rules import max_set_size, user_weights
 CONSERVATIVE_UPDATES_PER_SECOND = 4e8
 
 
-class ConsensusEngine(SimulatedEngine):
+class ConsensusEngine(WorldEngine):
     """Private-C-ColME (arXiv:2511.04702, Algorithm 1) on random r-regular graphs."""
 
     name = "ccolme"
@@ -38,7 +37,6 @@ class ConsensusEngine(SimulatedEngine):
     interpretations = CHOICES
     diagnostics = DIAGNOSTICS
     unused_globals = frozenset()
-    graph_keys = ("degree",)
     lane_keys = MappingProxyType({"eps": ("theta_k",)})
 
     def check(self, settings, where, config):
@@ -58,68 +56,8 @@ class ConsensusEngine(SimulatedEngine):
                 f"{where}.theta_k has {len(settings['theta_k'])} entries but eps has "
                 f"{len(settings['eps'])}: give one Bernstein exponent k per eps"
             )
-        for index, mix in enumerate(settings.get("privacy_mixes", ())):
-            key = f"{where}.privacy_mixes[{index}]"
-            if len(mix["shares"]) != len(mix["eps"]):
-                raise ConfigError(f"{key}.shares has {len(mix['shares'])} entries but {key}.eps has "
-                                  f"{len(mix['eps'])}: give one share per eps")
-            if not math.isclose(sum(mix["shares"]), 1.0, rel_tol=0, abs_tol=1e-9):
-                raise ConfigError(f"{key}.shares={mix['shares']} sums to {sum(mix['shares'])!r}, not 1")
-        self.check_groups(settings, where)
-        graph = settings.get("graph") or {"family": "random_regular"}
-        if graph["family"] != "random_regular":
-            self.check_graph(graph, settings["n_agents"], f"{where}.graph")
-        else:
-            check_regular_degree(settings["n_agents"], settings["degree"], where)
+        check_world(settings, where, tuple(settings["rules"]))
         self.weight_rule(settings, where)
-
-    @staticmethod
-    def check_groups(settings: dict, where: str) -> None:
-        """Degree bands strictly increasing and only with groups by degree; ``draw_groups``
-        names rules of the figure and needs groups."""
-        groups = settings.get("groups") or {}
-        for key, grouping in (("degree_bands", "degree"), ("neighbour_bands", "private_neighbours")):
-            bands = groups.get(key) or []
-            if bands and grouping not in groups.get("by", []):
-                raise ConfigError(f"{where}.groups.{key}={bands}: bands need groups.by to include {grouping!r}")
-            if any(b >= c for b, c in itertools.pairwise(bands)):
-                raise ConfigError(f"{where}.groups.{key}={bands}: cut points must increase strictly")
-        drawn = settings.get("draw_groups") or []
-        if drawn and not groups.get("by"):
-            raise ConfigError(f"{where}.draw_groups={drawn}: there are no groups to draw; set {where}.groups.by "
-                              "(allowed: class, privacy, degree)")
-        for index, rule in enumerate(drawn):
-            if rule not in settings["rules"]:
-                raise ConfigError(f"{where}.draw_groups[{index}]={rule!r} is not one of the figure's rules "
-                                  f"{settings['rules']}")
-
-    @staticmethod
-    def check_graph(graph: dict, n_agents: int, where: str) -> None:
-        """A graph family's parameters (schema-valid) against M; ``where``: the graph key."""
-        family = graph["family"]
-        for first, second in (("p", "mean_degree"), ("radius", "mean_degree")):
-            if first in FAMILY_KEYS[family] and second in FAMILY_KEYS[family]:
-                given = [key for key in (first, second) if graph.get(key) is not None]
-                if len(given) != 1:
-                    raise ConfigError(
-                        f"{where}: family {family} needs exactly one of {where}.{first} and "
-                        f"{where}.{second}, got {given or 'neither'}"
-                    )
-        problem = graph_problem(graph, n_agents)
-        if problem:
-            key, why = problem
-            raise ConfigError(f"{where}.{key}={graph.get(key)!r} (family {family}, n_agents={n_agents}): {why}")
-
-    @staticmethod
-    def graph(settings: dict) -> dict | None:
-        """The params of the figure's graph family (``colme.graphs.graph_params``), or None
-        for the default random regular graph of degree ``degree``."""
-        graph = settings.get("graph")
-        if not graph or graph.get("family", "random_regular") == "random_regular":
-            return None
-        if "sha256" in graph:  # params already (an edge list's digest is never re-read)
-            return dict(graph)
-        return graph_params(graph, settings["n_agents"])
 
     def numeric_params(self, settings: dict) -> dict:
         """The settings; a random regular figure's without ``graph`` and a figure without
@@ -127,17 +65,7 @@ class ConsensusEngine(SimulatedEngine):
         these keys, bit for bit), another family's with its graph params in place of the
         ``degree`` it does not read, a figure's own ``weight_rule`` with its file's digest in
         place of the ``weights`` it replaces (a figure without one: no such key)."""
-        params = super().numeric_params(settings)
-        if not params.get("privacy_mixes"):  # none: the params of before mixes, bit for bit
-            params.pop("privacy_mixes", None)
-        params.pop("draw_groups", None)  # drawing only (``drawing_options``)
-        groups = params.pop("groups", None) or {}
-        if groups.get("by"):  # none: the params of before groups, bit for bit
-            params["groups"] = {"by": list(groups["by"])}
-            for grouping, bands, default in (("degree", "degree_bands", default_degree_bands),
-                                             ("private_neighbours", "neighbour_bands", default_neighbour_bands)):
-                if grouping in groups["by"]:
-                    params["groups"][bands] = list(groups.get(bands) or default(settings["n_agents"]))
+        params = world_numeric_params(super().numeric_params(settings), settings)
         params.pop("decision_rules", None)
         used = self.user_rules(settings)
         if used:  # the rules' files enter by their digests: an edit reruns exactly their figures
@@ -146,11 +74,6 @@ class ConsensusEngine(SimulatedEngine):
         if settings.get("weight_rule"):  # by its file's digest, in place of the weights it replaces
             params.pop("weights", None)
             params["weight_rule"] = with_digest(settings["weight_rule"])
-        graph = self.graph(settings)
-        params.pop("graph", None)
-        if graph is not None:
-            params.pop("degree", None)
-            params["graph"] = graph
         return params
 
     @staticmethod
@@ -174,22 +97,6 @@ class ConsensusEngine(SimulatedEngine):
         degree = settings["degree"] if graph is None else None
         probe = (max_set_size(graph, n_agents, degree), expected_mean_degree(graph, n_agents, degree), n_agents)
         return user_weights(entry, where, probe)
-
-    def instance_params(self, settings: dict) -> dict:
-        params = super().instance_params(settings)
-        graph = self.graph(settings)
-        if graph is not None:
-            params.pop("degree", None)
-            params["graph"] = graph
-        return params
-
-    def instances(self, params: dict, figure: str, start: int, stop: int) -> dict:
-        if "graph" not in params:
-            return super().instances(params, figure, start, stop)
-        return make_family_instances(
-            params["n_agents"], params["n_classes"], params["graph"], stream_name(params, figure),
-            range(start, stop), params["seed"], params.get("class_probabilities"), params.get("class_sizes"),
-        )
 
     def figure_interpretations(self, settings: dict) -> tuple[str, ...]:
         graph = self.graph(settings)
@@ -229,18 +136,14 @@ class ConsensusEngine(SimulatedEngine):
             bernstein_beta=params["bernstein_beta"],
             user_rules=user,
             weight_rule=self.weight_rule(params, check=False),
-            groups=tuple((params.get("groups") or {}).get("by", ())),
-            degree_bands=tuple((params.get("groups") or {}).get("degree_bands", ())),
-            neighbour_bands=tuple((params.get("groups") or {}).get("neighbour_bands", ())),
+            **panel_groups(params),
         )
 
     def run_kernel(self, spec, params, instances, generators, diagnostics, progress):
         from .kernel import simulate_runs  # lazy: compiles/loads the Numba kernel
 
         dtype = np.dtype(params["precision"]).type
-        shape = (len(generators), len(spec.curves), spec.n_groups)
-        groups = {"group_sums": np.empty((*shape, len(spec.t_record))),
-                  "group_counts": np.empty(shape, dtype=np.int64)} if spec.groups else {}
+        groups = self.group_outputs(spec, len(generators))
         mse = simulate_runs(
             spec, instances["classes"], instances["edges"], generators, dtype, diagnostics, progress,
             instances.get("agent_means"), instances.get("privacy_ranks"), **groups,
@@ -249,9 +152,6 @@ class ConsensusEngine(SimulatedEngine):
 
     def drawing_options(self, settings: dict) -> dict:
         return {"draw_groups": list(settings["draw_groups"])} if settings.get("draw_groups") else {}
-
-    def has_mixes(self, params: dict) -> bool:
-        return bool(params.get("privacy_mixes"))
 
     def curve_fields(self, spec, curve):
         return curve_fields(spec, curve)
@@ -292,9 +192,7 @@ class ConsensusEngine(SimulatedEngine):
             line += f"\n{population_line}"  # a line of its own
         graph = self.graph(settings)
         if graph is not None:
-            shown = ", ".join(f"{key} {value:g}" if isinstance(value, float) else f"{key} {value}"
-                              for key, value in graph.items() if key not in ("family", "sha256"))
-            line += f"\ngraph {graph['family']}{' (' + shown + ')' if shown else ''}"  # a line of its own
+            line += f"\n{graph_line(graph)}"  # a line of its own
         return line
 
     def panel_style(self, table, draw_groups=()):

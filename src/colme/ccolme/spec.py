@@ -6,7 +6,6 @@ is ``kernel.py``'s, so the analytic tables and the engine read a panel without l
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 
@@ -14,6 +13,17 @@ import numpy as np
 
 from ..populations import Population
 from ..privacy import laplace_sigma_dp
+from ..world import (  # noqa: F401 - re-exported: the panel's groups and privacy levels are the world's
+    GROUPINGS,
+    MORE_PRIVATE,
+    GroupedPanel,
+    PrivacyLevels,
+    band_labels,
+    default_degree_bands,
+    default_neighbour_bands,
+    eps_text,
+    share_counts,
+)
 from .decision_rules import DecisionRule, builtin_rules
 from .rules import difference_beta, laplace_beta_dp, noisy_mean_beta
 from .weight_rules import WeightRule, builtin_weights
@@ -24,52 +34,10 @@ from .weight_rules import WeightRule, builtin_weights
 DIAGNOSTICS = ("same-class edges rejected", "other-class edges accepted", "agents whose C_a changed")
 
 
-#: What a figure's agents can be grouped by (``groups.by``; their product when several):
-#: the class, the privacy level of a mix (one group per level; a curve with one eps has
-#: one), the degree band (``degree_bands``: on irregular graphs) and the band of the count
-#: of neighbours more private than the agent (smaller eps; ``neighbour_bands``).
-GROUPINGS = ("class", "privacy", "degree", "private_neighbours")
-
-
-def default_degree_bands(n_agents: int) -> tuple[int, ...]:
-    """Cut points 2, 4, 8, ... below ``n_agents``: bands of degree < 2, 2-3, 4-7, ..."""
-    cuts, cut = [], 2
-    while cut < n_agents:
-        cuts.append(cut)
-        cut *= 2
-    return tuple(cuts)
-
-
-def band_labels(cuts, what: str = "degree") -> list[str]:
-    """Labels of the bands the cut points make: "degree < c1" ("degree 0" for c1 = 1),
-    "degree c1-c2-1" ("degree c1" for a band of one), ..., "degree >= ck" (one band, "any
-    degree", without cut points)."""
-    if not cuts:
-        return [f"any {what}"]
-    labels = [f"{what} 0" if cuts[0] == 1 else f"{what} < {cuts[0]}"]
-    for low, high in itertools.pairwise(cuts):
-        labels.append(f"{what} {low}" if high == low + 1 else f"{what} {low}-{high - 1}")
-    return [*labels, f"{what} >= {cuts[-1]}"]
-
-
-#: The ``private_neighbours`` groups' name in their labels ("more-private neighbours 2-3").
-MORE_PRIVATE = "more-private neighbours"
-
-
-def default_neighbour_bands(n_agents: int) -> tuple[int, ...]:
-    """Cut points 1, 2, 4, 8, ... below ``n_agents``: none, 1, 2-3, 4-7, ... more-private
-    neighbours."""
-    return (1, *default_degree_bands(n_agents))
-
-
-def eps_text(eps: float) -> str:
-    return "inf" if math.isinf(eps) else f"{eps:g}"
-
-
 @dataclass(frozen=True)
-class Curve:
+class Curve(PrivacyLevels):
     """One curve of a panel: a decision rule at a privacy level, or at a privacy ``mix``:
-    (eps, share) pairs, the share of the agents at each eps (``agent_levels``)."""
+    (eps, share) pairs, the share of the agents at each eps (``PrivacyLevels``)."""
 
     rule: str
     eps: float  # NaN for a mix
@@ -78,38 +46,11 @@ class Curve:
 
     @property
     def name(self) -> str:
-        if self.mix:
-            return f"{self.rule} eps=" + ",".join(f"{eps_text(eps)}:{100 * share:g}%" for eps, share in self.mix)
-        return f"{self.rule} eps={eps_text(self.eps)}"
-
-    def levels(self, count: int) -> tuple[float, ...]:
-        """The curve's eps per privacy level, padded to ``count`` levels (unused ones)."""
-        levels = tuple(eps for eps, _ in self.mix) or (self.eps,)
-        return levels + (levels[-1],) * (count - len(levels))
-
-    def agent_levels(self, ranks: np.ndarray) -> np.ndarray:
-        """Each agent's privacy level from its rank (a uniformly random permutation of the
-        agents, ``colme.instances.privacy_ranks``): the first share_1 M ranks get the first
-        eps, and so on, with counts rounded by largest remainder.  One permutation per run
-        serves every curve, so mixes of one figure nest and pair run by run."""
-        if not self.mix:
-            return np.zeros(len(ranks), dtype=np.int64)
-        counts = share_counts([share for _, share in self.mix], len(ranks))
-        return np.searchsorted(np.cumsum(counts), ranks, side="right")
-
-
-def share_counts(shares, n_agents: int) -> np.ndarray:
-    """Agents per share: floor(share M), the remainder to the largest fractional parts
-    (the first listed among equal ones)."""
-    exact = np.asarray(shares, dtype=np.float64) * n_agents
-    counts = np.floor(exact).astype(np.int64)
-    order = np.argsort(-(exact - counts), kind="stable")
-    counts[order[: n_agents - int(counts.sum())]] += 1
-    return counts
+        return f"{self.rule} {self.eps_label}"
 
 
 @dataclass(frozen=True)
-class PanelSpec:
+class PanelSpec(GroupedPanel):
     """Everything the engine needs besides the instances and the seeds."""
 
     n_agents: int
@@ -136,58 +77,6 @@ class PanelSpec:
     #: Cut points of the bands of more-private neighbours (``groups`` by private_neighbours).
     neighbour_bands: tuple[int, ...] = ()
 
-    def group_shape(self) -> tuple[int, ...]:
-        """Groups per grouping of ``groups``, in its order (a group's index is mixed radix)."""
-        counts = {"class": self.population.n_classes, "privacy": self.n_levels,
-                  "degree": len(self.degree_bands) + 1, "private_neighbours": len(self.neighbour_bands) + 1}
-        return tuple(counts[grouping] for grouping in self.groups)
-
-    @property
-    def n_groups(self) -> int:
-        """Groups the MSE is recorded for (0 without ``groups``)."""
-        return int(np.prod(self.group_shape())) if self.groups else 0
-
-    def agent_groups(self, curve: Curve, classes: np.ndarray, ranks: np.ndarray | None,
-                     indptr: np.ndarray, neighbours: np.ndarray) -> np.ndarray:
-        """Each agent's group (M,) on ``curve`` in one run (graph in CSR, ``indptr`` and
-        ``neighbours``): its class, its privacy level in the curve's mix
-        (``Curve.agent_levels`` of the run's privacy ``ranks``; level 0 on a curve with one
-        eps), its degree band and its band of neighbours with a smaller eps than its own,
-        combined in ``groups``' order."""
-        levels = curve.agent_levels(np.zeros(len(classes), dtype=np.int64) if ranks is None else ranks)
-
-        def more_private() -> np.ndarray:
-            eps = np.asarray(curve.levels(self.n_levels))[levels]
-            heads = np.repeat(np.arange(len(classes)), np.diff(indptr))
-            counts = np.bincount(heads[eps[neighbours] < eps[heads]], minlength=len(classes))
-            return np.searchsorted(np.asarray(self.neighbour_bands), counts, side="right")
-
-        parts = {
-            "class": lambda: classes.astype(np.int64),
-            "privacy": lambda: levels,
-            "degree": lambda: np.searchsorted(np.asarray(self.degree_bands), np.diff(indptr), side="right"),
-            "private_neighbours": more_private,
-        }
-        index = np.zeros(len(classes), dtype=np.int64)
-        for grouping, count in zip(self.groups, self.group_shape(), strict=True):
-            index = index * count + parts[grouping]()
-        return index
-
-    def group_labels(self, curve: Curve) -> list[str]:
-        """The label of each group of ``curve`` (``agent_groups``' indices), e.g.
-        "class 1, eps=1": a mix's level by its eps (a level the curve lacks is never
-        anybody's, as is a class or band no agent falls in)."""
-        names = {
-            "class": [f"class {c}" for c in range(self.population.n_classes)],
-            "privacy": [f"eps={eps_text(eps)}" for eps in curve.levels(self.n_levels)],
-            "degree": band_labels(self.degree_bands),
-            "private_neighbours": band_labels(self.neighbour_bands, MORE_PRIVATE),
-        }
-        labels = [""]
-        for grouping in self.groups:
-            labels = [f"{head}, {name}" if head else name for head in labels for name in names[grouping]]
-        return labels
-
     @property
     def t_max(self) -> int:
         return int(self.t_record[-1])
@@ -197,11 +86,6 @@ class PanelSpec:
         """Whether agents differ beyond their means (per-class laws or sigma, or a privacy
         mix): then the kernel's ``mixed`` variant runs (``kernel_source``)."""
         return not self.population.uniform_law or any(c.mix for c in self.curves)
-
-    @property
-    def n_levels(self) -> int:
-        """Privacy levels per curve: the largest mix's (1 without mixes)."""
-        return max(len(c.mix) or 1 for c in self.curves)
 
     def decision_rules(self) -> tuple[DecisionRule, ...]:
         """The panel's decision rules, a curve's rule code being its rule's index: the

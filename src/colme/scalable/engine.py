@@ -1,16 +1,21 @@
-"""The C-ColME / B-ColME engine (Galante, Neglia, Leonardi, AAAI 2025) on random r-regular
-graphs: the algorithms Private-C-ColME builds on, on its instances and data streams."""
+"""The C-ColME / B-ColME engine (Galante, Neglia, Leonardi, AAAI 2025) on any world
+(``colme.world``): the algorithms Private-C-ColME builds on, on its graphs (every family,
+edge lists), classes, data streams, privacy levels and mixes, with per-group MSE."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pandas as pd
 
-from ..engines import SimulatedEngine, check_regular_degree, population, population_summary, wall_minutes
+from ..engines import WorldEngine, population, population_summary, wall_minutes
+from ..errors import ConfigError
+from ..graphs import expected_mean_degree
 from ..populations import population_choices
 from ..timegrid import figure_grid
-from .choices import CHOICES
+from ..world import check_world, graph_choice, graph_line, mix_curves, panel_groups
+from .choices import CHOICES, MIX_CHOICE
 from .spec import DIAGNOSTICS, ScalableCurve, ScalableSpec
 
 #: Conservative agent-link updates per second for sizing cluster jobs (B-ColME: per hop).
@@ -22,15 +27,40 @@ SPEC_KEYS = ("delta", "test", "exclusions", "weights", "alpha_reset", "start", "
 
 
 def panel_curves(params: dict) -> tuple[ScalableCurve, ...]:
-    """Per eps and rule: C-ColME, then B-ColME at each depth (those of ``algorithms``)."""
+    """Per eps (then per privacy mix) and rule: C-ColME, then B-ColME at each depth (those
+    of ``algorithms``)."""
+    privacy = [{"eps": float(eps)} for eps in params["eps"]]
+    privacy += [{"eps": math.nan, "mix": mix} for mix in mix_curves(params.get("privacy_mixes", ()))]
     curves = []
-    for eps in params["eps"]:
+    for level in privacy:
         for rule in params["rules"]:
             if "c_colme" in params["algorithms"]:
-                curves.append(ScalableCurve("c_colme", 0, rule, float(eps)))
+                curves.append(ScalableCurve("c_colme", 0, rule, **level))
             if "b_colme" in params["algorithms"]:
-                curves += [ScalableCurve("b_colme", int(depth), rule, float(eps)) for depth in params["depths"]]
+                curves += [ScalableCurve("b_colme", int(depth), rule, **level) for depth in params["depths"]]
     return tuple(curves)
+
+
+def links_estimate(params: dict) -> float:
+    """The expected number of directed links of a figure's graphs (M times the mean degree)."""
+    graph = WorldEngine.graph(params)
+    return params["n_agents"] * expected_mean_degree(graph, params["n_agents"], params.get("degree"))
+
+
+def memory_bytes(params: dict) -> float:
+    """An upper estimate of one simulate job's memory: a curve's ``Workspace`` (B-ColME's
+    four tables of (links, depth) doubles dominate), the graph's CSR arrays and the run's
+    instance, twice over for the allocator and Python."""
+    depth = max([1, *(params.get("depths") or [])]) if "b_colme" in params["algorithms"] else 1
+    links, agents = links_estimate(params), params["n_agents"]
+    workspace = links * (4 * depth * 8 + 2) + agents * (12 * 8 + 2 * depth * 8)
+    graph = links * (3 * 8 + 1) + agents * (8 + 8 + 8 + 8)
+    return 2.0 * (workspace + graph)
+
+
+#: The most memory a simulate job may need (``memory_bytes``): a figure above it is refused
+#: before any job (a laptop's or a cluster node's memory; the runs' own chunks are smaller).
+MAX_JOB_BYTES = 64 * 2**30
 
 
 def with_local_curves(diagnostics):
@@ -43,8 +73,8 @@ def with_local_curves(diagnostics):
     return pd.concat([diagnostics[diagnostics["quantity"] != DIAGNOSTICS[4]], local], ignore_index=True)
 
 
-class ScalableEngine(SimulatedEngine):
-    """C-ColME and B-ColME (Galante, Neglia, Leonardi, AAAI 2025) on random r-regular graphs."""
+class ScalableEngine(WorldEngine):
+    """C-ColME and B-ColME (Galante, Neglia, Leonardi, AAAI 2025) on any world."""
 
     name = "scalable"
     schema = Path(__file__).with_name("schema.yaml")
@@ -53,14 +83,23 @@ class ScalableEngine(SimulatedEngine):
     diagnostics = DIAGNOSTICS
     log_diagnostics = frozenset(DIAGNOSTICS[:2] + DIAGNOSTICS[3:4])
     unused_globals = frozenset({"precision"})
-    graph_keys = ("degree",)
 
     def check(self, settings, where, config):
-        check_regular_degree(settings["n_agents"], settings["degree"], where)
+        check_world(settings, where)
+        needed = memory_bytes(settings)
+        if needed > MAX_JOB_BYTES:
+            depth = max(settings["depths"]) if "b_colme" in settings["algorithms"] else 0
+            raise ConfigError(
+                f"{where}: a simulate job of this figure needs about {needed / 2**30:.0f} GiB "
+                f"(n_agents={settings['n_agents']}, ~{links_estimate(settings):.3g} directed links"
+                + (f", B-ColME's tables to depths={depth}" if depth else "")
+                + f"), more than the {MAX_JOB_BYTES / 2**30:.0f} GiB a job may use: lower n_agents, the degree "
+                "or depths"
+            )
 
     def numeric_params(self, settings: dict) -> dict:
         """The settings; a figure without B-ColME without its depths."""
-        params = super().numeric_params(settings)
+        params = super().numeric_params(settings)  # the world's keys canonical (``colme.world``)
         if "b_colme" not in params["algorithms"]:
             params.pop("depths", None)
         return params
@@ -72,22 +111,29 @@ class ScalableEngine(SimulatedEngine):
             t_record=figure_grid(params),
             population=population(params),
             **{key: params[key] for key in SPEC_KEYS},
+            **panel_groups(params),
         )
 
     def run_kernel(self, spec, params, instances, generators, diagnostics, progress):
         from .kernel import simulate_scalable_runs  # lazy: compiles/loads the Numba kernel
 
-        return simulate_scalable_runs(spec, instances["classes"], instances["edges"], generators, diagnostics,
-                                      progress, instances.get("agent_means"))
+        groups = self.group_outputs(spec, len(generators))
+        mse = simulate_scalable_runs(spec, instances["classes"], instances["edges"], generators, diagnostics,
+                                     progress, instances.get("agent_means"), instances.get("privacy_ranks"), **groups)
+        return {"mse": mse, **groups} if groups else mse
 
     def curve_fields(self, spec, curve):
         return {"algorithm": curve.algorithm, "depth": curve.depth, "rule": curve.rule, "eps": curve.eps}
 
     def figure_interpretations(self, settings: dict) -> tuple[str, ...]:
-        return self.interpretations + population_choices(population(settings))
+        graph = self.graph(settings)
+        return (self.interpretations + ((graph_choice(graph),) if graph is not None else ())
+                + ((MIX_CHOICE,) if self.has_mixes(settings) else ()) + population_choices(population(settings)))
 
     def details(self, settings: dict) -> str:
-        line = (f"C-ColME / B-ColME (Galante et al., AAAI 2025), r = {settings['degree']}, "
+        graph = self.graph(settings)
+        where = f"r = {settings['degree']}" if graph is None else graph_line(graph)
+        line = (f"C-ColME / B-ColME (Galante et al., AAAI 2025), {where}, "
                 f"delta {settings['delta']:g}\ntest {settings['test']}, exclusions {settings['exclusions']}, "
                 f"weights {settings['weights']}, alpha restart {settings['alpha_reset']}, start {settings['start']}")
         population_line = population_summary(settings["population"])
@@ -113,5 +159,5 @@ class ScalableEngine(SimulatedEngine):
     def runtime_minutes(self, params: dict, runs: int) -> int:
         spec = self.spec(params)
         hops = sum(max(curve.depth, 1) + 1 for curve in spec.curves)
-        updates = runs * params["n_agents"] * params["degree"] * hops * params["t_max"]
+        updates = runs * links_estimate(params) * hops * params["t_max"]
         return wall_minutes(updates / CONSERVATIVE_LINK_UPDATES_PER_SECOND)

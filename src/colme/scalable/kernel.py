@@ -111,7 +111,7 @@ def _simulate_scalable_run(
     indptr, neighbours, reverse, same, classes, agent_means, key,
     law_code, law_a0, law_a1, law_a2, quantiles,
     algorithm, depth, by_class, sigma_dp, spread, stale, permanent, weight_offset, uniform_weights, reset, first_sample,
-    log_links, delta, tolerance, t_record, t_first, t_last, mse_out, diagnostics_out,
+    log_links, delta, tolerance, t_record, t_first, t_last, agent_group, mse_out, diagnostics_out, group_out,
     sample_sum, noise_sum, mean, radius, previous_mean, previous_radius, size, previous_size, estimate,
     estimate_next, clock, changed, active, previous_active, table_sum, table_count, previous_sum, previous_count,
     total_sum, total_count, state,
@@ -127,7 +127,8 @@ def _simulate_scalable_run(
     (``weight_offset``, ``uniform_weights``), ``reset`` (``RESETS``), ``first_sample``
     (y_a(1) = m_a(1), else y_a(0) = 0 and a first consensus step).  Writes the MSE
     (1/M) sum_a (y_a - mu_a)^2 at ``t_record`` and the ``DIAGNOSTICS`` (``tolerance``: the
-    error beyond which an estimate is wrong).
+    error beyond which an estimate is wrong); a grouped panel (``group_out`` (G, T), G > 0)
+    also each group's sum of squared errors, agent a in group ``agent_group[a]``.
     """
     n = indptr.shape[0] - 1
     counter = key + np.uint64(2) * np.uint64((t_first - 1) * n) * _GOLDEN
@@ -171,6 +172,10 @@ def _simulate_scalable_run(
             for a in range(n):
                 error += (estimate[a] - agent_means[a]) ** 2
             mse_out[record] = error / n
+            if group_out.shape[0] > 0:
+                group_out[:, record] = 0.0
+                for a in range(n):
+                    group_out[agent_group[a], record] += (estimate[a] - agent_means[a]) ** 2
             _record_diagnostics(indptr, same, active, changed, estimate, mean, agent_means, tolerance,
                                 diagnostics_out[:, record])
             record += 1
@@ -382,10 +387,18 @@ def simulate_scalable_runs(
     diagnostics: np.ndarray | None = None,
     progress: Progress | None = None,
     agent_means: np.ndarray | None = None,
+    privacy_ranks: np.ndarray | None = None,
+    group_sums: np.ndarray | None = None,
+    group_counts: np.ndarray | None = None,
 ) -> np.ndarray:
     """Average MSE (runs, curves, len(t_record)); one instance per run (``classes`` (R, M),
     ``edges`` (R, E, 2), padded with (-1, -1) rows), each run's draws keyed by its
-    generator (``run_key``, the generator not advanced: Private-C-ColME's draws)."""
+    generator (``run_key``, the generator not advanced: Private-C-ColME's draws).
+
+    ``privacy_ranks`` (R, M) gives each agent its level in the curves' privacy mixes
+    (``colme.instances.privacy_ranks``, as Private-C-ColME's kernel reads them).  A panel
+    with ``groups`` fills ``group_sums`` (R, curves, groups, T), each group's sum of squared
+    errors, and ``group_counts`` (R, curves, groups), its agents (``agent_groups``)."""
     t_record = checked_t_record(spec.t_record)
     for curve in spec.curves:
         if curve.algorithm not in ALGORITHMS or curve.rule not in RULES:
@@ -394,6 +407,8 @@ def simulate_scalable_runs(
         raise ValueError(f"test must be one of {TESTS}, alpha_reset one of {tuple(RESETS)}, weights one of "
                          f"{tuple(WEIGHTS)}")
     n_runs = classes.shape[0]
+    if spec.n_groups and (group_sums is None or group_counts is None):
+        raise ValueError(f"a panel grouped by {spec.groups} needs group_sums and group_counts to fill")
     mse = np.empty((n_runs, len(spec.curves), len(t_record)))
     if diagnostics is None:
         diagnostics = np.empty((*mse.shape[:2], len(DIAGNOSTICS), len(t_record)))
@@ -422,10 +437,18 @@ def simulate_scalable_runs(
             "key": np.uint64(run_key(generators[run])),
             "log_links": math.log(4.0 * max(len(links["neighbours"]), 1)),
         }
+        ranks = None if privacy_ranks is None else privacy_ranks[run]
         for index, curve in enumerate(spec.curves):
             workspace = Workspace.allocate(spec.n_agents, len(links["neighbours"]), depth)
-            arguments = instance | panel | spec.curve_arguments(curve, classes[run]) | workspace.arguments() | {
-                "mse_out": mse[run, index], "diagnostics_out": diagnostics[run, index]}
+            outputs = {"mse_out": mse[run, index], "diagnostics_out": diagnostics[run, index],
+                       "agent_group": np.zeros(spec.n_agents, dtype=np.int64),
+                       "group_out": np.zeros((0, len(t_record)))}
+            if spec.n_groups:
+                groups = spec.agent_groups(curve, classes[run], ranks, links["indptr"], links["neighbours"])
+                group_counts[run, index] = np.bincount(groups, minlength=spec.n_groups)
+                outputs |= {"agent_group": groups, "group_out": group_sums[run, index]}
+            arguments = (instance | panel | spec.curve_arguments(curve, classes[run], ranks) | workspace.arguments()
+                         | outputs)
             where = f"run {run + 1}/{n_runs}, curve {index + 1}/{len(spec.curves)}"
             for t_first, t_last in time_segments(spec.t_max, progress, where):
                 call_kernel(_simulate_scalable_run, arguments | {"t_first": t_first, "t_last": t_last})

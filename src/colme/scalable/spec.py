@@ -12,6 +12,7 @@ import numpy as np
 
 from ..populations import Population
 from ..privacy import laplace_sigma_dp
+from ..world import GroupedPanel, PrivacyLevels
 
 #: Algorithm codes of the kernel.
 ALGORITHMS = {"c_colme": 0, "b_colme": 1}
@@ -41,25 +42,27 @@ DIAGNOSTICS = ("same-class links dropped", "other-class links kept", "agents who
 
 
 @dataclass(frozen=True)
-class ScalableCurve:
-    """One curve: algorithm, B-ColME's depth (hops), decision rule, privacy level."""
+class ScalableCurve(PrivacyLevels):
+    """One curve: algorithm, B-ColME's depth (hops), decision rule, privacy level (or a
+    privacy ``mix``: (eps, share) pairs, ``colme.world.PrivacyLevels``)."""
 
     algorithm: str = "c_colme"
     depth: int = 0
     rule: str = "optimistic"
-    eps: float = math.inf
+    eps: float = math.inf  # NaN for a mix
+    mix: tuple[tuple[float, float], ...] = ()
 
     @property
     def name(self) -> str:
         label = "C-ColME" if self.algorithm == "c_colme" else f"B-ColME d={self.depth}"
         rule = "" if self.rule == "optimistic" else " oracle"
-        eps = "inf" if math.isinf(self.eps) else f"{self.eps:g}"
-        return f"{label}{rule} eps={eps}"
+        return f"{label}{rule} {self.eps_label}"
 
 
 @dataclass(frozen=True)
-class ScalableSpec:
-    """A panel: agents, curves, the definitions' choices and the recorded times."""
+class ScalableSpec(GroupedPanel):
+    """A panel: agents, curves, the definitions' choices, the recorded times and the groups
+    of agents whose MSE it records (``colme.world.GroupedPanel``)."""
 
     n_agents: int
     curves: tuple[ScalableCurve, ...]
@@ -72,17 +75,26 @@ class ScalableSpec:
     alpha_reset: str = "global_until_learnt"
     start: str = "first_sample"
     tolerance: float = 0.1
+    #: What the MSE is also recorded per group of (``colme.world.GROUPINGS``; none: the panel only).
+    groups: tuple[str, ...] = ()
+    degree_bands: tuple[int, ...] = ()
+    neighbour_bands: tuple[int, ...] = ()
 
     @property
     def t_max(self) -> int:
         return int(self.t_record[-1])
 
-    def curve_arguments(self, curve: ScalableCurve, classes: np.ndarray) -> dict:
+    def curve_arguments(self, curve: ScalableCurve, classes: np.ndarray, ranks: np.ndarray | None = None) -> dict:
         """The kernel's per-curve parameters: algorithm code, depth, the oracle flag, each
-        agent's sigma_DP (Laplace, calibrated to its class's support, as Private-C-ColME's;
-        0 at eps = inf) and sqrt(sigma^2 + sigma_DP^2) (its class's sigma)."""
-        per_class = np.array([laplace_sigma_dp(curve.eps, law.half_width) for law in self.population.laws])
-        sigma_dp = per_class[classes]
+        agent's sigma_DP (Laplace, calibrated to its class's support at its own eps, as
+        Private-C-ColME's: the curve's eps, or its level in the curve's mix from the run's
+        privacy ``ranks``; 0 at eps = inf) and sqrt(sigma^2 + sigma_DP^2) (its class's sigma):
+        each agent's optimistic radius is its own, so a pair's test adds both agents'."""
+        levels = curve.levels(len(curve.mix) or 1)
+        per_profile = np.array([[laplace_sigma_dp(eps, law.half_width) for eps in levels]
+                                for law in self.population.laws])  # (class, privacy level)
+        ranks = np.zeros(len(classes), dtype=np.int64) if ranks is None else ranks
+        sigma_dp = per_profile[classes, curve.agent_levels(ranks)]
         return {
             "algorithm": ALGORITHMS[curve.algorithm],
             "depth": max(curve.depth, 1),
