@@ -39,6 +39,8 @@ import pandas as pd
 import yaml
 from scipy.stats import norm
 
+from .aggregation import groups_as_curves
+
 K = 2.0
 REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE = "reproduced", "not reproduced", "inconclusive"
 #: Suffix of the columns that repeat a verdict with independent standard errors.
@@ -1020,11 +1022,12 @@ def tables_by_figure(paths, suffix: str = "") -> dict[str, pd.DataFrame]:
 
 
 def read_inputs(tables, bounds=(), covariances=(), diagnostics=()) -> dict:
-    """``evaluate``'s keyword inputs from CSV paths: the tidy tables, the supplementary
-    (bound) tables, the covariance tables and the diagnostics tables (read as curves of the
-    figure "<figure>_diagnostics").  The claims rule and the published-claims test both read
+    """``evaluate``'s keyword inputs from CSV paths: the tidy tables (a grouped table's
+    groups as curves "<curve> [<group>]", ``aggregation.groups_as_curves``), the
+    supplementary (bound) tables, the covariance tables and the diagnostics tables (read as
+    curves of the figure "<figure>_diagnostics").  The claims rule and the published-claims test both read
     their tables here."""
-    by_figure = tables_by_figure(tables)
+    by_figure = {figure: groups_as_curves(frame) for figure, frame in tables_by_figure(tables).items()}
     for figure, frame in tables_by_figure(diagnostics).items():
         by_figure[figure] = diagnostics_as_curves(frame)
     return {"tables": by_figure, "bounds": tables_by_figure(bounds, "_supplement"),

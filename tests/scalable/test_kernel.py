@@ -40,16 +40,17 @@ def _draw(laws, means, classes, key, samples, noise):
         noise[t, a] = unit_laplace(_mix_uniform(first + _GOLDEN))
 
 
-def reference(spec, curve, classes, edges, key):
+def reference(spec, curve, classes, edges, key, ranks=None, per_agent=False):
     """The MSE at every t, from the definitions (colme.scalable.kernel's docstring), with
     dense per-link dictionaries: an implementation that shares no code with the kernel;
     then the shares of agents whose estimate and whose local mean are wrong (more than
-    ``spec.tolerance`` from their mean)."""
+    ``spec.tolerance`` from their mean); with ``per_agent``, also each agent's squared
+    error (t, M).  ``ranks``: the run's privacy permutation (a curve with a mix)."""
     n, t_max = spec.n_agents, spec.t_max
     samples, noise = draws(spec.population, classes, key, t_max)
     mu = spec.population.agent_means(classes)
     sigma = spec.population.class_sigmas()[classes]
-    sigma_dp = spec.curve_arguments(curve, classes)["sigma_dp"]
+    sigma_dp = spec.curve_arguments(curve, classes, ranks)["sigma_dp"]
     neighbours = {a: [] for a in range(n)}
     for a, b in edges:
         neighbours[int(a)].append(int(b))
@@ -142,9 +143,9 @@ def reference(spec, curve, classes, edges, key):
             size_prev = size
         history.append((np.mean((y - mu) ** 2), np.mean(abs(y - mu) > spec.tolerance),
                         np.mean(abs(m - mu) > spec.tolerance)))
-        m_hist.append(m)
+        m_hist.append((y - mu) ** 2)
         m_prev, beta_prev = m, b_now
-    return np.array(history).T
+    return (*np.array(history).T, np.array(m_hist)) if per_agent else np.array(history).T
 
 
 def small_instance(seed=3, n=8, degree=3):
@@ -290,3 +291,72 @@ def test_wrong_estimates_follow_the_data_law_and_the_mse():
     assert np.all(wrong <= mse / tolerance**2)
     np.testing.assert_array_equal(wrong_local, np.broadcast_to(wrong_local[0], wrong_local.shape))
     assert np.all(wrong[2, 1:3] < wrong_local[2, 1:3] / 2)  # the oracle's classmates help at t = 5 and 30
+
+
+def test_a_privacy_mix_on_an_irregular_graph_follows_the_definitions():
+    """An Erdos-Renyi graph with agents of degree 0 to 5, a privacy mix (each agent's noise
+    and radius at its own level, from the run's privacy permutation) and groups by privacy
+    and degree: every curve against ``reference`` (union bound over the run's 2E directed
+    links), each group's sum of squared errors against the reference's agents'."""
+    from colme.graphs import erdos_renyi_edges
+
+    n, t_max = 12, 40
+    rng = np.random.default_rng(4)
+    classes = rng.integers(0, 2, size=n)
+    edges = erdos_renyi_edges(n, 0.2, rng)
+    degrees = np.bincount(edges.ravel(), minlength=n)
+    assert degrees.min() == 0 and len(set(degrees)) > 2  # irregular, with an isolated agent
+    ranks = rng.permutation(n)
+    mix = ((1.0, 0.5), (math.inf, 0.5))
+    curves = (ScalableCurve("c_colme", eps=math.nan, mix=mix), ScalableCurve("b_colme", 2, eps=math.nan, mix=mix),
+              ScalableCurve("c_colme", rule="oracle", eps=math.nan, mix=mix), ScalableCurve("c_colme", eps=2.0))
+    spec = ScalableSpec(n_agents=n, curves=curves, t_record=np.arange(1, t_max + 1), population=POPULATION,
+                        delta=0.5, tolerance=0.15, groups=("privacy", "degree"), degree_bands=(2, 4))
+    sigma_dp = spec.curve_arguments(curves[0], classes, ranks)["sigma_dp"]
+    assert sorted(np.unique(sigma_dp == 0)) == [False, True] and (sigma_dp == 0).sum() == n // 2
+    sums = np.empty((1, len(curves), spec.n_groups, t_max))
+    counts = np.empty((1, len(curves), spec.n_groups), dtype=np.int64)
+    generator = np.random.default_rng(11)
+    mse = simulate_scalable_runs(spec, classes[None], edges[None], [generator], privacy_ranks=ranks[None],
+                                 group_sums=sums, group_counts=counts)[0]
+    key = run_key(generator)
+    links = link_arrays(edges, classes, n)
+    for index, curve in enumerate(curves):
+        expected, _, _, errors = reference(spec, curve, classes, edges, key, ranks, per_agent=True)
+        np.testing.assert_allclose(mse[index], expected, rtol=1e-9, atol=1e-15, err_msg=curve.name)
+        groups = spec.agent_groups(curve, classes, ranks, links["indptr"], links["neighbours"])
+        assert len(set(groups)) > 2 or not curve.mix  # several groups hold agents
+        np.testing.assert_array_equal(counts[0, index], np.bincount(groups, minlength=spec.n_groups))
+        for group in range(spec.n_groups):
+            np.testing.assert_allclose(sums[0, index, group], errors[:, groups == group].sum(axis=1), rtol=1e-9,
+                                       atol=1e-15, err_msg=f"{curve.name}, group {spec.group_labels(curve)[group]}")
+    assert mse[0, -1] != mse[3, -1]  # the mix is not the single eps
+
+
+def test_c_colme_on_an_erdos_renyi_graph_by_hand():
+    """The first two steps of C-ColME (the authors' simulator's definitions) on a small
+    Erdos-Renyi graph, written out by hand from the documented draws: y_a(1) = X_a(1); at
+    t = 2 every link is kept (the stale radius of one sample is infinite), alpha's clock
+    starts at 1 (alpha = 1/2) and W_ab = 1/(1 + max(C_a, C_b)) with C the degrees."""
+    from colme.graphs import erdos_renyi_edges
+
+    n = 6
+    rng = np.random.default_rng(9)
+    classes = rng.integers(0, 2, size=n)
+    edges = erdos_renyi_edges(n, 0.5, rng)
+    spec = ScalableSpec(n_agents=n, curves=(ScalableCurve("c_colme"),), t_record=np.array([1, 2]),
+                        population=POPULATION)
+    generator = np.random.default_rng(3)
+    mse = simulate_scalable_runs(spec, classes[None], edges[None], [generator])[0, 0]
+    samples, _ = draws(POPULATION, classes, run_key(generator), 2)
+    mu = POPULATION.agent_means(classes)
+    y1 = samples[0]
+    degree = np.bincount(edges.ravel(), minlength=n)
+    pull = np.zeros(n)
+    for a, b in edges:
+        weight = 1.0 / (1.0 + max(degree[a], degree[b]))
+        pull[a] += weight * (y1[b] - y1[a])
+        pull[b] += weight * (y1[a] - y1[b])
+    y2 = 0.5 * samples[:2].mean(axis=0) + 0.5 * (y1 + pull)
+    np.testing.assert_allclose(mse, [np.mean((y1 - mu) ** 2), np.mean((y2 - mu) ** 2)], rtol=1e-12)
+    assert len(edges) and degree.max() > degree.min()

@@ -4,7 +4,9 @@ even across engines (e.g. Private-C-ColME's rules next to C-ColME and B-ColME).
 
 A view, not an experiment, like ``zoom``: it knows no paper.  Local, Ideal and the other
 closed-form rows are the first source's (the sources share their instances); each
-simulated curve keeps its own engine's line style and gets a colour of its own.
+simulated curve keeps its own engine's line style and gets a colour of its own.  Curves of
+two sources that share a name (a rule and its variant under one name) are each named after
+their source figure, so every curve of the panel keeps a name of its own.
 """
 
 from __future__ import annotations
@@ -14,10 +16,26 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..aggregation import ALL_AGENTS, group_rows, panel_rows
 from ..engines import NO_PAIRS, FigureTables, check_names_figure, table_path
 from ..errors import ConfigError
 from ..seeding import stream_name
 from .base import DerivedEngine
+
+
+def shared_names(simulated: pd.DataFrame) -> set[str]:
+    """The curve names that several sources' simulated rows share."""
+    owners = simulated.drop_duplicates(["figure", "curve"])
+    return set(owners.loc[owners.duplicated("curve", keep=False), "curve"])
+
+
+def with_unique_names(frame: pd.DataFrame, clashing: set[str]) -> pd.DataFrame:
+    """``frame`` with each curve whose name several sources share named after its source,
+    "<curve> (<figure>)": every curve of an overlay keeps a name of its own."""
+    frame = frame.copy()
+    rows = frame["curve"].isin(clashing)
+    frame.loc[rows, "curve"] = frame.loc[rows, "curve"] + " (" + frame.loc[rows, "figure"] + ")"
+    return frame
 
 
 class OverlayEngine(DerivedEngine):
@@ -25,6 +43,7 @@ class OverlayEngine(DerivedEngine):
 
     name = "overlay"
     figure_schema = "overlay_figure"
+    drawing_keys = ("title", "draw_groups")
 
     def standalone_config(self, entry):
         source = next(engine.name for engine in self.engines.values() if engine.simulated)
@@ -64,13 +83,14 @@ class OverlayEngine(DerivedEngine):
             table = pd.read_csv(path).assign(figure=source, engine=meta["settings"]["engine"])
             frames.append(table if index == 0 else table[table["kind"] == "simulated"])
         table = pd.concat(frames, ignore_index=True)
-        simulated = table[table["kind"] == "simulated"].drop_duplicates(["figure", "curve"])
-        clashes = simulated[simulated.duplicated("curve", keep=False)]
-        if len(clashes):
-            raise ValueError(f"{figure}: curves of the same name in several sources: {clashes[['figure', 'curve']]}")
+        if "group" in table.columns:  # a source without groups: its rows are its panel's
+            table["group"] = table["group"].fillna(ALL_AGENTS)
+            table["group_share"] = table["group_share"].fillna(1.0)
         diagnostics = pd.concat([pd.read_csv(path).assign(figure=source)
                                  for source, path in zip(sources, inputs["diagnostics"], strict=True)],
                                 ignore_index=True)
+        clashing = shared_names(table[table["kind"] == "simulated"])
+        table, diagnostics = (with_unique_names(frame, clashing) for frame in (table, diagnostics))
         provenance = {
             "runs": int(min(m["runs"] for m in metas)),
             "compute_seconds": float(sum(m["compute_seconds"] for m in metas)),
@@ -88,11 +108,27 @@ class OverlayEngine(DerivedEngine):
                  for source, s in meta["sources"].items()]
         return "the same instances and data: " + ", ".join(parts)
 
-    def panel_style(self, table):
+    def drawing_options(self, settings):
+        return {"draw_groups": True} if settings.get("draw_groups") else {}
+
+    def draw(self, table, meta, title, pdf, png):
+        from ..plotting import plot_mse_panel  # lazy: matplotlib, only where a figure is drawn
+
+        drawn = meta.get("drawing", {}).get("draw_groups", False)
+        plot_mse_panel(table, self.panel_style(table, drawn), title, meta, pdf, png)
+
+    def panel_style(self, table, draw_groups=False):
+        """Each source's curves in its engine's line style and a colour of their own; with
+        ``draw_groups``, each curve's groups of agents too (those not holding every agent),
+        thin, in the curve's colour, a dash per group."""
         import matplotlib.pyplot as plt  # lazy: matplotlib, only where a figure is drawn
 
-        from ..plotting import PanelStyle, palette  # lazy: as above
+        from ..ccolme.plots import GROUP_DASHES  # lazy: as above
+        from ..plotting import STYLE_KEY_COLOUR, PanelStyle, palette  # lazy: as above
 
+        groups = group_rows(table)
+        groups = groups[groups["kind"] == "simulated"] if draw_groups else groups.iloc[:0]
+        table = panel_rows(table)
         simulated = table[table["kind"] == "simulated"]
         colours = palette(dict.fromkeys(simulated["curve"]))
         lines, handles = {}, []
@@ -103,4 +139,13 @@ class OverlayEngine(DerivedEngine):
                 line = style.lines[name][1]
                 lines[name] = (colours[name], line)
                 handles.append(plt.Line2D([], [], color=colours[name], ls=line, label=name))
+        if len(groups):
+            dashes = {group: GROUP_DASHES[i % len(GROUP_DASHES)]
+                      for i, group in enumerate(dict.fromkeys(groups["group"]))}
+            named = groups.assign(curve=groups["curve"] + " [" + groups["group"] + "]")
+            for curve, group in dict.fromkeys(zip(groups["curve"], groups["group"], strict=True)):
+                lines[f"{curve} [{group}]"] = (colours[curve], dashes[group])
+            simulated = pd.concat([simulated, named], ignore_index=True)
+            handles += [plt.Line2D([], [], color=STYLE_KEY_COLOUR, lw=0.8, ls=dash, label=group)
+                        for group, dash in dashes.items()]
         return PanelStyle(simulated, lines, handles)

@@ -123,7 +123,10 @@ class ScalableEngine(WorldEngine):
         return {"mse": mse, **groups} if groups else mse
 
     def curve_fields(self, spec, curve):
-        return {"algorithm": curve.algorithm, "depth": curve.depth, "rule": curve.rule, "eps": curve.eps}
+        """Algorithm, depth, rule and eps; a mix's curve has eps NaN and its mix in
+        ``eps_mix`` (as Private-C-ColME's tables)."""
+        fields = {"algorithm": curve.algorithm, "depth": curve.depth, "rule": curve.rule, "eps": curve.eps}
+        return fields | ({"eps_mix": curve.eps_label.removeprefix("eps=")} if curve.mix else {})
 
     def figure_interpretations(self, settings: dict) -> tuple[str, ...]:
         graph = self.graph(settings)
