@@ -173,3 +173,20 @@ def test_an_unknown_graph_family_is_the_error_read_not_the_keys_it_would_allow()
         validate_config(broken(edit))
     assert "figures.fig1_r5.graph.family: 'erdos_reny' is not allowed" in str(error.value)
     assert "unknown key(s) ['mean_degree']" not in str(error.value)
+
+
+def test_every_simulated_engine_records_the_same_default_times():
+    """One default time grid for every engine (the schema's ``grid`` definition), so that
+    figures of two engines drawing one stream overlay without a grid set by hand."""
+    from colme.config import load_schema
+    from colme.registry import ENGINES
+
+    schema = load_schema()
+    grid = {key: sub["default"] for key, sub in schema["$defs"]["grid"]["properties"].items()}
+    defaults = {}
+    for engine in ENGINES.values():
+        if not engine.simulated:
+            continue
+        figure = schema["$defs"][engine.figure_schema]
+        defaults[engine.name] = figure["properties"]["grid"]["default"]
+    assert len(defaults) >= 3 and all(default == grid for default in defaults.values()), defaults
