@@ -46,7 +46,7 @@ def test_every_population_key_has_a_description_and_a_default():
         assert sub.get("description") and "default" in sub, key
     for key, sub in SCHEMA["$defs"]["population"]["properties"]["law"]["properties"].items():
         assert sub.get("description") and "default" in sub, key
-    mix = SCHEMA["$defs"]["privacy_mixes"]["items"]["properties"]
+    mix = SCHEMA["$defs"]["privacy_mix"]["properties"]
     assert all(sub.get("description") and "default" in sub for sub in mix.values())
 
 
