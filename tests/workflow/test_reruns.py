@@ -78,9 +78,10 @@ FIGURE_KEYS = {
         "delta": "simulate", "test": "simulate", "exclusions": "simulate", "weights": "simulate",
         "alpha_reset": "simulate", "start": "simulate", "tolerance": "simulate",  # a diagnostic's level
         "t_max": "simulate", "grid.linear": "simulate", "grid.log": "simulate", "stream": "simulate",
+        "graph.family": "instances", "privacy_mixes": "simulate", "groups": "simulate",
         "title": "figure",
     },
-    "overlay": {"title": "figure", "sources": "table"},
+    "overlay": {"title": "figure", "sources": "table", "draw_groups": "figure"},
     "zoom": {"t_max": "table", "title": "figure", "source": "table"},
     "scaling": {"title": "figure", "sources": "table"},
     # A sweep's own table reads its points' tables; its points' jobs: tests/derived/test_sweeps.py.
@@ -211,8 +212,8 @@ def leaf_cases():
         for key, sub in schema["properties"].items():
             if key in ("engine", "kind", "runs", "chunk_runs"):
                 continue  # the engine and PriCER kind select the schema; runs: see below
-            if key == "graph":  # the shipped figures' random regular graph -> a ring lattice
-                assert settings["graph"] == {"family": "random_regular"}, figure
+            if key == "graph":  # the shipped figures' graphs -> a ring lattice
+                assert settings["graph"]["family"] != "ring_lattice", figure
                 yield figure, "graph.family", ("figures", figure, "graph"), {"family": "ring_lattice", "k": 4}
                 continue
             if key == "privacy_mixes":
@@ -220,6 +221,9 @@ def leaf_cases():
                 continue
             if key == "groups":
                 yield figure, key, ("figures", figure, key), {"by": ["class"]}
+                continue
+            if key == "draw_groups" and settings["engine"] == "overlay":  # drawing only
+                yield figure, key, ("figures", figure, key), not settings[key]
                 continue
             if key == "draw_groups":  # with groups (COMPANIONS); a rule its derived figures draw too
                 rules = settings["rules"]
@@ -246,8 +250,9 @@ def leaf_cases():
                     yield figure, key, ("figures", figure, key), sibling
                 continue
             if key == "weight_rule":
+                regular = settings["graph"]["family"] == "random_regular"  # else a step every set size allows
                 rule = {"file": str(ROOT / "experiments/weights/laplacian.py"), "function": "laplacian",
-                        "params": {"step": 0.01}}
+                        "params": {"step": 0.01 if regular else 0.001}}
                 yield figure, key, ("figures", figure, key), rule
                 continue
             if key == "population":  # the figure's own population over the global one
@@ -278,19 +283,19 @@ INSTANCE_KEYS = ("n_agents", "degree", "graph")
 def edited(path, value):
     config = copy.deepcopy(SHIPPED)
     if path[0] == "figures":
-        config["figures"][path[1]].update(copy.deepcopy(COMPANIONS.get(path[2], {})))
+        if config["figures"][path[1]].get("engine") != "overlay":  # an overlay's draw_groups needs none
+            config["figures"][path[1]].update(copy.deepcopy(COMPANIONS.get(path[2], {})))
         for (key, shipped_key, shipped), companion in FIGURE_COMPANIONS.items():
             if path[2] == key and config["figures"][path[1]].get(shipped_key) == shipped:
                 config["figures"][path[1]].update(companion)
-        if path[2] in (*INSTANCE_KEYS, "population") and config["figures"][path[1]].get("stream"):
+        entry = config["figures"][path[1]]
+        unread = path[2] == "degree" and entry.get("graph", {}).get("family", "random_regular") != "random_regular"
+        if path[2] in (*INSTANCE_KEYS, "population") and entry.get("stream") and not unread:
             config["figures"][path[1]]["stream"] = None  # its own instances now: its own draws
         if path[2] in INSTANCE_KEYS:  # figures paired by `stream` keep the same instances
             for entry in config["figures"].values():
-                if entry.get("stream") == path[1]:
-                    if path[2] in entry or path[2] != "graph":
-                        entry[path[2]] = copy.deepcopy(value)
-                    else:  # an engine without graph families (C-ColME / B-ColME): unpaired
-                        entry["stream"] = None
+                if entry.get("stream") == path[1]:  # every engine that pairs by stream runs every world
+                    entry[path[2]] = copy.deepcopy(value)
         if path[2] in (*INSTANCE_KEYS, "population", "t_max", "grid", "stream"):  # an overlay stays paired: drop it
             config["figures"] = {name: entry for name, entry in config["figures"].items()
                                  if entry.get("engine") != "overlay" or path[1] not in entry["sources"]}
@@ -307,6 +312,8 @@ def expected_for(figure: str, key: str):
     expected = FIGURE_KEYS[engine].get(key, "table" if engine == "pricer" else "missing")
     if expected == "simulate|None":
         expected = None if VALIDATED[figure].get("curves") else "simulate"
+    if key == "degree" and VALIDATED[figure].get("graph", {}).get("family", "random_regular") != "random_regular":
+        expected = None  # another family's graph does not read the degree
     return expected
 
 
