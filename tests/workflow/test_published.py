@@ -161,3 +161,38 @@ def test_published_experiments_match_their_files(path):
         else:
             runs = [point["runs"] for point in meta["points"].values()]
         assert table.loc[table["kind"] == "simulated", "runs"].isin(runs).all()
+
+
+def test_the_readmes_claim_counts_are_the_published_builds():
+    """The README's counts of claims, origins, verdicts (paired, independent, Holm) and
+    diagnoses by evidence are those of docs/default and docs/paper's build.json: a
+    republication that changes them fails here until the README says so."""
+    import re
+
+    text = " ".join((ROOT / "README.md").read_text().split())
+    builds = {p: json.loads((ROOT / "docs" / p / "build.json").read_text()) for p in ("default", "paper")}
+
+    def numbers(pattern: str) -> list[int]:
+        found = re.search(pattern, text)
+        assert found, f"the README no longer says {pattern!r}"
+        return [int(n) for n in found.groups()]
+
+    def verdicts(build: dict, key: str) -> list[int]:
+        return [build[key].get(v, 0) for v in ("reproduced", "not reproduced", "inconclusive")]
+
+    default, paper = builds["default"], builds["paper"]
+    assert numbers(r"checks (\d+) claims about the figures \((\d+) sentences of the papers, (\d+) claims of "
+                   r"the project's own[^,]*, (\d+) readings") == [
+        default["claims"], *(default["origins"].get(o, 0) for o in ("paper", "project", "figure reading"))]
+    triple = r"(\d+) / (\d+) / (\d+)"
+    assert numbers(rf"paired standard errors: (\d+) reproduced, (\d+) not reproduced and (\d+) inconclusive at "
+                   rf"the default preset \(independent errors {triple}, Holm's family-wise correction {triple}\), "
+                   rf"and {triple} at the paper preset \(independent {triple}, Holm {triple}\)") == [
+        *verdicts(default, "verdicts"), *verdicts(default, "verdicts_independent_se"),
+        *verdicts(default, "verdicts_holm"), *verdicts(paper, "verdicts"),
+        *verdicts(paper, "verdicts_independent_se"), *verdicts(paper, "verdicts_holm")]
+    kinds = ("ablation", "diagnostics", "power", "re-reading")
+    assert numbers(r"\(default: (\d+) ablations, (\d+) diagnostics, (\d+) power, (\d+) re-readings that test no "
+                   r"cause; paper (\d+) / (\d+) / (\d+) / (\d+)\)") == [
+        *(default["diagnosis_evidence"].get(k, 0) for k in kinds),
+        *(paper["diagnosis_evidence"].get(k, 0) for k in kinds)]
