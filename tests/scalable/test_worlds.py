@@ -178,3 +178,25 @@ def test_a_config_mixing_engines_over_every_family_builds(tmp_path):
     own = {c for c in curves if c.endswith(" (own_test)")}
     assert own and {c.replace(" (own_test)", " (paper_test)") for c in own} <= curves
     assert (tmp_path / "results/figures/tests_overlay.png").stat().st_size > 1000
+
+
+def test_both_engines_see_the_same_samples():
+    """Every agent in a class of its own (16 classes, 16 agents): Private-C-ColME's oracle
+    and C-ColME's oracle both keep each agent's own running mean, so the two engines' MSE at
+    every t is (1/M) sum_a (mean of a's samples - mu_a)^2 over the same samples: equal to
+    rounding (the kernels add the means in another order), where one differing sample
+    would move it by O(sigma^2 / (M t^2))."""
+    world = {"n_agents": 16, "degree": 4, "population": {"means": [0.05 * k for k in range(16)], "sigma": 0.5, "sizes": [1] * 16},
+             "eps": [math.inf], "t_max": 60, "runs": 2, "chunk_runs": 2, "grid": {"linear": 60, "log": 1},
+             "rules": ["oracle"], "graph": {"family": "erdos_renyi", "mean_degree": 4}}
+    figures = expand_config({"seed": 3, "precision": "float64", "figures": {
+        "c": {"engine": "ccolme", **world, "theta_k": [5]},
+        "s": {"engine": "scalable", **world, "algorithms": ["c_colme"], "stream": "c"}}}).figures
+    mse = {}
+    for name in ("c", "s"):
+        engine = ENGINES[figures[name]["engine"]]
+        instances = engine.instances(stage_params(figures[name], "instances", 0, 2), "c", 0, 2)
+        assert all(len(set(run)) == 16 for run in instances["classes"])  # every agent alone in its class
+        mse[name] = engine.simulate(stage_params(figures[name], "simulate", 0, 2), instances, name)["mse"][:, 0]
+    np.testing.assert_allclose(mse["c"], mse["s"], rtol=1e-12)  # measured: 2e-15; unpaired: O(1)
+    assert np.all(np.abs(np.diff(mse["s"], axis=1)) > 1e-6 * mse["s"][:, 1:])  # a new sample moves it every t
