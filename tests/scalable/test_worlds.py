@@ -186,7 +186,8 @@ def test_both_engines_see_the_same_samples():
     every t is (1/M) sum_a (mean of a's samples - mu_a)^2 over the same samples: equal to
     rounding (the kernels add the means in another order), where one differing sample
     would move it by O(sigma^2 / (M t^2))."""
-    world = {"n_agents": 16, "degree": 4, "population": {"means": [0.05 * k for k in range(16)], "sigma": 0.5, "sizes": [1] * 16},
+    population = {"means": [0.05 * k for k in range(16)], "sigma": 0.5, "sizes": [1] * 16}
+    world = {"n_agents": 16, "degree": 4, "population": population,
              "eps": [math.inf], "t_max": 60, "runs": 2, "chunk_runs": 2, "grid": {"linear": 60, "log": 1},
              "rules": ["oracle"], "graph": {"family": "erdos_renyi", "mean_degree": 4}}
     figures = expand_config({"seed": 3, "precision": "float64", "figures": {
