@@ -173,9 +173,7 @@ def _simulate_scalable_run(
                 error += (estimate[a] - agent_means[a]) ** 2
             mse_out[record] = error / n
             if group_out.shape[0] > 0:
-                group_out[:, record] = 0.0
-                for a in range(n):
-                    group_out[agent_group[a], record] += (estimate[a] - agent_means[a]) ** 2
+                _record_groups(agent_group, estimate, agent_means, group_out[:, record])
             _record_diagnostics(indptr, same, active, changed, estimate, mean, agent_means, tolerance,
                                 diagnostics_out[:, record])
             record += 1
@@ -335,6 +333,14 @@ def _message_passing(t, indptr, neighbours, reverse, depth, previous_mean, mean,
                     weighted += samples * table_sum[link, k]
                     weight += samples * table_count[link, k]
         estimate[a] = weighted / weight
+
+
+@numba.njit(cache=True)
+def _record_groups(agent_group, estimate, agent_means, out):
+    """Each group's sum of squared errors (``out[g]``, agent a in group ``agent_group[a]``)."""
+    out[:] = 0.0
+    for a in range(agent_group.shape[0]):
+        out[agent_group[a]] += (estimate[a] - agent_means[a]) ** 2
 
 
 @numba.njit(cache=True)
