@@ -447,8 +447,7 @@ def simulate_scalable_runs(
         for index, curve in enumerate(spec.curves):
             workspace = Workspace.allocate(spec.n_agents, len(links["neighbours"]), depth)
             outputs = {"mse_out": mse[run, index], "diagnostics_out": diagnostics[run, index],
-                       "agent_group": np.zeros(spec.n_agents, dtype=np.int64),
-                       "group_out": np.zeros((0, len(t_record)))}
+                       "agent_group": np.zeros(0, dtype=np.int64), "group_out": np.zeros((0, len(t_record)))}
             if spec.n_groups:
                 groups = spec.agent_groups(curve, classes[run], ranks, links["indptr"], links["neighbours"])
                 group_counts[run, index] = np.bincount(groups, minlength=spec.n_groups)
