@@ -45,7 +45,14 @@ def expanded_claims() -> list[dict]:
 
 
 def window(table: pd.DataFrame, curve: str, lo: float, hi: float, x: str = "t") -> pd.DataFrame:
+    """A curve's rows in [lo, hi] t_max; in a grouped table (a ``group`` column) "<curve>
+    [<group>]" names a group's rows and a plain name the panel's (group "all")."""
     t_max = table[x].max()
+    if "group" in table.columns:
+        name, _, group = curve.partition(" [")
+        group = group.removesuffix("]") if group else "all"
+        table = table[table["group"] == group]
+        curve = name if group != "all" else curve
     rows = table[(table["curve"] == curve) & (table[x] >= lo * t_max) & (table[x] <= hi * t_max)]
     return rows.set_index(x)[["mse", "se"]].sort_index()
 
