@@ -49,7 +49,7 @@ from .populations import LAW_SHAPES, Population, population_choices
 from .progress import Progress, kernel_seconds
 from .provenance import table_provenance
 from .seeding import run_generator, stream_name
-from .world import check_world, world_graph, world_instance_params, world_instances, world_numeric_params
+from .world import check_world, graph_choice, world_graph, world_instance_params, world_instances, world_numeric_params
 
 #: Settings that never enter an engine's numbers: drawing-only keys and the run bookkeeping
 #: (``runs`` enters the tables, through the chunk files it selects, not the simulation).
@@ -479,6 +479,11 @@ class WorldEngine(SimulatedEngine):
 
     def has_mixes(self, params: dict) -> bool:
         return bool(params.get("privacy_mixes"))
+
+    def graph_choices(self, settings: dict) -> tuple[str, ...]:
+        """The choice a figure on another graph family than random regular adds (none on it)."""
+        graph = self.graph(settings)
+        return (graph_choice(graph),) if graph is not None else ()
 
     def group_outputs(self, spec, n_runs: int) -> dict:
         """The arrays a grouped panel's kernel fills (``run_kernel``'s dict; none without

@@ -16,7 +16,7 @@ from ..errors import ConfigError
 from ..graphs import expected_mean_degree
 from ..timegrid import figure_grid
 from ..user_code import with_digest
-from ..world import check_world, graph_choice, graph_line, panel_groups, world_numeric_params
+from ..world import check_world, graph_line, panel_groups, world_numeric_params
 from .choices import CHOICES, ccolme_population_choices
 from .decision_rules import BUILTIN, builtin_rules, user_rule
 from .spec import DIAGNOSTICS, Curve, PanelSpec
@@ -99,10 +99,9 @@ class ConsensusEngine(WorldEngine):
         return user_weights(entry, where, probe)
 
     def figure_interpretations(self, settings: dict) -> tuple[str, ...]:
-        graph = self.graph(settings)
         return (
             self.interpretations
-            + ((graph_choice(graph),) if graph is not None else ())
+            + self.graph_choices(settings)
             + ccolme_population_choices(population(settings), self.has_mixes(settings),
                                         bool((settings.get("groups") or {}).get("by")))
         )

@@ -40,6 +40,21 @@ def _privacy_label(privacy) -> str:
 GROUP_DASHES = ((0, (1, 1)), (0, (3, 1, 1, 1)), (0, (1, 3)), (0, (3, 1, 1, 1, 1, 1)), (0, (5, 1, 1, 1, 1, 1, 1, 1)))
 
 
+def with_group_lines(simulated: pd.DataFrame, lines: dict, handles: list, grouped: pd.DataFrame, colour_of):
+    """A panel's curves, lines and legend handles with the group rows ``grouped`` drawn
+    too: each as curve "<curve> [<group>]", in its curve's colour (``colour_of(curve)``),
+    a dash per group (``GROUP_DASHES``) listed once in the legend."""
+    if grouped.empty:
+        return simulated, lines, handles
+    dashes = {group: GROUP_DASHES[i % len(GROUP_DASHES)] for i, group in enumerate(dict.fromkeys(grouped["group"]))}
+    named = grouped.assign(curve=grouped["curve"] + " [" + grouped["group"] + "]")
+    lines = lines | {f"{curve} [{group}]": (colour_of(curve), dashes[group])
+                     for curve, group in dict.fromkeys(zip(grouped["curve"], grouped["group"], strict=True))}
+    handles = handles + [plt.Line2D([], [], color=STYLE_KEY_COLOUR, lw=0.8, ls=dash, label=group)
+                         for group, dash in dashes.items()]
+    return pd.concat([simulated, named], ignore_index=True), lines, handles
+
+
 def panel_style(table: pd.DataFrame, draw_groups=()) -> PanelStyle:
     """Private-C-ColME Fig. 1's style for a table's panel rows; with ``draw_groups`` (rules),
     those rules' curves also group by group (a grouped table's rows, ``colme.aggregation``):
@@ -63,12 +78,6 @@ def panel_style(table: pd.DataFrame, draw_groups=()) -> PanelStyle:
     handles += [plt.Line2D([], [], color=STYLE_KEY_COLOUR, ls=styles[r], label=r) for r in rules]
     theory = table[table["rule"] == "theorem1"]
     bands = [(rows, colours.get(_privacy(rows), "grey")) for _, rows in theory.groupby("curve", sort=False)]
-    if len(grouped):
-        dashes = {group: GROUP_DASHES[i % len(GROUP_DASHES)] for i, group in enumerate(dict.fromkeys(grouped["group"]))}
-        named = grouped.assign(curve=grouped["curve"] + " [" + grouped["group"] + "]")
-        lines |= {name: (colours[privacy[rows["curve"].iloc[0].rpartition(" [")[0]]], dashes[rows["group"].iloc[0]])
-                  for name, rows in named.groupby("curve")}
-        simulated = pd.concat([simulated, named], ignore_index=True)
-        handles += [plt.Line2D([], [], color=STYLE_KEY_COLOUR, lw=0.8, ls=dash, label=group)
-                    for group, dash in dashes.items()]
+    simulated, lines, handles = with_group_lines(simulated, lines, handles, grouped,
+                                                 lambda curve: colours[privacy[curve]])
     return PanelStyle(simulated, lines, handles, bands, "Theorem 1 (oracle)")

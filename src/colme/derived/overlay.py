@@ -123,8 +123,8 @@ class OverlayEngine(DerivedEngine):
         thin, in the curve's colour, a dash per group."""
         import matplotlib.pyplot as plt  # lazy: matplotlib, only where a figure is drawn
 
-        from ..ccolme.plots import GROUP_DASHES  # lazy: as above
-        from ..plotting import STYLE_KEY_COLOUR, PanelStyle, palette  # lazy: as above
+        from ..ccolme.plots import with_group_lines  # lazy: as above
+        from ..plotting import PanelStyle, palette  # lazy: as above
 
         groups = group_rows(table)
         groups = groups[groups["kind"] == "simulated"] if draw_groups else groups.iloc[:0]
@@ -139,13 +139,4 @@ class OverlayEngine(DerivedEngine):
                 line = style.lines[name][1]
                 lines[name] = (colours[name], line)
                 handles.append(plt.Line2D([], [], color=colours[name], ls=line, label=name))
-        if len(groups):
-            dashes = {group: GROUP_DASHES[i % len(GROUP_DASHES)]
-                      for i, group in enumerate(dict.fromkeys(groups["group"]))}
-            named = groups.assign(curve=groups["curve"] + " [" + groups["group"] + "]")
-            for curve, group in dict.fromkeys(zip(groups["curve"], groups["group"], strict=True)):
-                lines[f"{curve} [{group}]"] = (colours[curve], dashes[group])
-            simulated = pd.concat([simulated, named], ignore_index=True)
-            handles += [plt.Line2D([], [], color=STYLE_KEY_COLOUR, lw=0.8, ls=dash, label=group)
-                        for group, dash in dashes.items()]
-        return PanelStyle(simulated, lines, handles)
+        return PanelStyle(*with_group_lines(simulated, lines, handles, groups, colours.__getitem__))

@@ -14,7 +14,7 @@ from ..errors import ConfigError
 from ..graphs import expected_mean_degree
 from ..populations import population_choices
 from ..timegrid import figure_grid
-from ..world import check_world, graph_choice, graph_line, mix_curves, panel_groups
+from ..world import check_world, graph_line, mix_curves, panel_groups
 from .choices import CHOICES, MIX_CHOICE
 from .spec import DIAGNOSTICS, ScalableCurve, ScalableSpec
 
@@ -129,8 +129,7 @@ class ScalableEngine(WorldEngine):
         return fields | ({"eps_mix": curve.eps_label.removeprefix("eps=")} if curve.mix else {})
 
     def figure_interpretations(self, settings: dict) -> tuple[str, ...]:
-        graph = self.graph(settings)
-        return (self.interpretations + ((graph_choice(graph),) if graph is not None else ())
+        return (self.interpretations + self.graph_choices(settings)
                 + ((MIX_CHOICE,) if self.has_mixes(settings) else ()) + population_choices(population(settings)))
 
     def details(self, settings: dict) -> str:
