@@ -20,6 +20,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import subprocess
 import tempfile
@@ -29,12 +30,18 @@ import numpy as np
 from baseline import cpu_description, load_baseline, spec_module
 
 from colme.graphs import random_regular_edges
-from colme.populations import DataLaw, Population
 from colme.scalable import kernel as this_kernel
 from colme.scalable.spec import ScalableCurve
 
 CURVES = (ScalableCurve("c_colme"), *(ScalableCurve("b_colme", depth) for depth in (1, 2, 3)))
-POPULATION = Population(means=(0.0, 1.0), laws=(DataLaw("truncated_normal", 2.0, 10.0),) * 2)
+
+
+def population(kernel=this_kernel):
+    """Two classes, data N(mu, 2^2) truncated at 10 sigma, as the revision of ``kernel``
+    (a ``scalable.kernel`` module) writes a population: its kernel reads its own."""
+    populations = importlib.import_module(kernel.__name__.split(".")[0] + ".populations")
+    return populations.Population(means=(0.0, 1.0), laws=(populations.DataLaw("truncated_normal", 2.0, 10.0),) * 2)
+
 DEGREE = 10
 KERNEL_MODULES = ("scalable.kernel",)
 
@@ -48,7 +55,7 @@ def colme_seconds(n_agents: int, t_max: int, curve: ScalableCurve, kernel=this_k
     edges = random_regular_edges(DEGREE, n_agents, rng)[None]
     theirs = spec_of.ScalableCurve(curve.algorithm, curve.depth, curve.rule, curve.eps)
     spec = spec_of.ScalableSpec(n_agents=n_agents, curves=(theirs,), t_record=np.array([t_max]),
-                                population=POPULATION)
+                                population=population(kernel))
     best = np.inf
     for _ in range(repeat):
         start = time.process_time()

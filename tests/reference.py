@@ -10,11 +10,12 @@ the generator) in the kernel's order (per step and agent: data uniform, noise un
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
 
-from colme.ccolme.randoms import run_key
+from colme.ccolme.randoms import _GOLDEN, _mix_uniform, run_key
 from colme.ccolme.rules import (
     alpha_table,
     difference_beta,
@@ -25,7 +26,8 @@ from colme.ccolme.rules import (
 )
 from colme.ccolme.spec import PanelSpec
 from colme.graphs import adjacency
-from colme.privacy import laplace_sigma_dp
+from colme.populations import centred_sample
+from colme.privacy import laplace_sigma_dp, unit_laplace
 
 
 def reference_run(
@@ -134,3 +136,26 @@ def splitmix64_uniforms(key: int, first: int, count: int) -> np.ndarray:
     z = (z ^ (z >> np.uint64(27))) * mix2
     z = z ^ (z >> np.uint64(31))
     return (z >> np.uint64(11)).astype(np.float64) * 2.0**-53
+
+
+def law_draws(population, classes, key, t_max):
+    """(t_max, M) samples and unit noise draws, in the documented order
+    (colme.ccolme.randoms: n = 2((t - 1) M + a) + 1 for the data, + 2 for the noise)."""
+    laws = population.kernel_laws()
+    means = population.agent_means(classes)
+    n = len(classes)
+    samples, noise = np.empty((t_max, n)), np.empty((t_max, n))
+    with np.errstate(over="ignore"):  # the counter wraps around mod 2^64, as in the kernel
+        _draw(laws, means, classes, key, samples, noise)
+    return samples, noise
+
+
+def _draw(laws, means, classes, key, samples, noise):
+    t_max, n = samples.shape
+    for t, a in itertools.product(range(t_max), range(n)):
+        c = classes[a]
+        first = np.uint64(key) + np.uint64(2 * (t * n + a) + 1) * _GOLDEN
+        u = _mix_uniform(first)
+        samples[t, a] = means[a] + centred_sample(u, laws.law_code[c], laws.law_a0[c], laws.law_a1[c],
+                                                  laws.law_a2[c], laws.quantiles[c])
+        noise[t, a] = unit_laplace(_mix_uniform(first + _GOLDEN))

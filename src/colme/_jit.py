@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import inspect
+import itertools
 import linecache
 import os
 import re
@@ -26,6 +27,7 @@ from pathlib import Path
 import numba
 import numba.extending
 import numpy as np
+from numpy.lib.array_utils import byte_bounds
 
 try:
     from numba.core import config, cpu, registry
@@ -89,8 +91,10 @@ def uses_noalias(dispatcher) -> bool:
     """Whether ``dispatcher`` took the fast path: every array argument ``noalias`` in LLVM.
 
     True only for the no-alias dispatcher, once compiled, when the LLVM definition of each
-    compiled overload marks every array data pointer (``%arg.<name>.4``) ``noalias``; a
-    fallback to plain ``numba.njit`` (or a Numba that ignores the flag) reads False.
+    compiled overload marks every pointer argument ``noalias``: an array's data pointer
+    (``%arg.<name>.4``), and those of the arrays inside an argument group (a named tuple,
+    flattened by Numba into ``%arg.<name>.<field>.4``); a fallback to plain ``numba.njit``
+    (or a Numba that ignores the flag) reads False.
     """
     if not (_AVAILABLE and isinstance(dispatcher, _NoAliasDispatcher)) or not dispatcher.overloads:
         return False
@@ -101,7 +105,7 @@ def uses_noalias(dispatcher) -> bool:
              if line.startswith("define") and name in line),
             "",
         )
-        pointers = re.findall(r"ptr ([^%,]*)%arg\.[A-Za-z0-9_]+\.4\b", definition)
+        pointers = re.findall(r"ptr ([^%,]*)%arg\.[\w.]+\.4\b", definition)
         if not pointers or not all("noalias" in attributes for attributes in pointers):
             return False
     return True
@@ -142,14 +146,27 @@ def _as_state(value, one):
     return lambda value, one: one * value
 
 
+def argument_arrays(arguments: dict) -> dict[str, np.ndarray]:
+    """The arrays of a kernel's ``arguments`` by dotted name, those inside argument groups
+    (named tuples, nested or not) included: what Numba passes as separate pointers."""
+    found = {}
+    for name, value in arguments.items():
+        if isinstance(value, np.ndarray):
+            found[name] = value
+        elif isinstance(value, tuple) and hasattr(value, "_fields"):
+            fields = zip(value._fields, value, strict=True)
+            found |= argument_arrays({f"{name}.{field}": item for field, item in fields})
+    return found
+
+
 def check_distinct(arrays: dict[str, np.ndarray], owner: str) -> None:
-    """Raise unless no two of ``arrays`` share memory: the promise ``jit_noalias`` relies on."""
-    items = list(arrays.items())
-    for i, (name, first) in enumerate(items):
-        for other, second in items[i + 1:]:
-            if np.may_share_memory(first, second):
-                raise ValueError(f"{owner} arrays must be distinct allocations (noalias kernel): "
-                                 f"{name} and {other} overlap")
+    """Raise unless no two of ``arrays`` share memory: the promise ``jit_noalias`` relies on.
+    (Byte ranges sorted by their start: n log n, so a kernel call checks all its arrays.)"""
+    spans = sorted((*byte_bounds(array), name) for name, array in arrays.items() if array.size)
+    for (_, end, name), (start, _, other) in itertools.pairwise(spans):
+        if start < end:
+            raise ValueError(f"{owner} arrays must be distinct allocations (noalias kernel): "
+                             f"{name} and {other} overlap")
 
 
 def kernel_parameters(kernel) -> tuple[str, ...]:
@@ -158,17 +175,21 @@ def kernel_parameters(kernel) -> tuple[str, ...]:
 
 
 def call_kernel(kernel, arguments: dict) -> None:
-    """``kernel(**arguments)``, after checking that the names are exactly its parameters.
+    """``kernel(**arguments)``, after checking that the names are exactly its parameters
+    and that no two of the arrays it is given, inside argument groups too, share memory
+    (``check_distinct``: every array is ``noalias`` in a ``jit_noalias`` kernel).
 
     The kernel is called by name, never by position, so the order of its parameter list
     binds nobody; a missing or unknown name fails here with the names, rather than with
-    Numba's bare argument count.
+    Numba's bare argument count.  An argument group is a ``typing.NamedTuple`` of arrays
+    and numbers whose fields the kernel unpacks by name.
     """
     expected = kernel_parameters(kernel)
     if set(arguments) != set(expected):
         missing = sorted(set(expected) - set(arguments))
         unknown = sorted(set(arguments) - set(expected))
         raise TypeError(f"kernel arguments: missing {missing}, unknown {unknown}")
+    check_distinct(argument_arrays(arguments), getattr(kernel, "__name__", "kernel"))
     kernel(**arguments)
 
 

@@ -68,7 +68,8 @@ def aggregate_table(
     analytic_frames: Callable[[object, np.ndarray, list[dict]], Iterable[pd.DataFrame]],
 ) -> pd.DataFrame:
     """Tidy table: one row per curve and recorded t (simulated curves, Local, Ideal, then the
-    engine's closed-form curves).
+    engine's closed-form curves; in a world from a data file, Local simulated run by run,
+    ``local_mse`` of the chunks, and neither Ideal nor a closed form).
 
     Columns: curve, kind (simulated/analytic), the engine's ``curve_fields`` (rule, eps,
     ...), t, mse, se, runs.  Ideal and the engine's ``analytic_frames(spec, t, instances)``
@@ -99,6 +100,11 @@ def aggregate_table(
                 }
             )
         )
+    if "local_mse" in sims[0]:  # a world from a data file: Local simulated, no closed form applies
+        local, local_se = mean_se(concatenate_runs(sims, "local_mse"))
+        frames.append(analytic_frame("Local", "local", math.nan, t, local, local_se, len(runs)))
+        frames = [*frames, *group_frames(spec, sims, curve_fields)] if "group_sums" in sims[0] else frames
+        return grouped_table(frames) if "group_sums" in sims[0] else pd.concat(frames, ignore_index=True)
     if np.all(sigmas == sigmas[0]):
         local = local_mse(t, sigma)
         frames.append(analytic_frame("Local", "local", math.nan, t, local, np.zeros_like(local), 0))
@@ -113,7 +119,13 @@ def aggregate_table(
     frames.extend(analytic_frames(spec, t, instances))
     if "group_sums" not in sims[0]:
         return pd.concat(frames, ignore_index=True)
-    table = pd.concat([*frames, *group_frames(spec, sims, curve_fields)], ignore_index=True)
+    return grouped_table([*frames, *group_frames(spec, sims, curve_fields)])
+
+
+def grouped_table(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """The tidy table of a grouped panel's frames: ``group`` and ``group_share`` columns
+    before ``t``, the panel's rows in group ``ALL_AGENTS``."""
+    table = pd.concat(frames, ignore_index=True)
     table["group"] = table["group"].fillna(ALL_AGENTS)
     table["group_share"] = table["group_share"].fillna(1.0)
     columns = [c for c in table.columns if c not in ("group", "group_share")]

@@ -333,12 +333,27 @@ def check_config(config: dict) -> None:
                 f"{where}.sizes={sizes} sums to {sum(sizes)}, but figures.{name}.n_agents={settings['n_agents']}: "
                 "the class sizes must add up to the number of agents"
             )
-        ENGINES[settings["engine"]].check(settings, f"figures.{name}", config)
+        engine = ENGINES[settings["engine"]]
+        if settings.get("population", {}).get("data") and not engine.reads_data_files \
+                and "population" not in engine.unused_globals:
+            readers = [e for e, found in ENGINES.items() if found.reads_data_files]
+            raise ConfigError(f"{where}.data: engine {settings['engine']!r} does not run on a world from a data "
+                              f"file (yet); the engines that do: {readers}")
+        engine.check(settings, f"figures.{name}", config)
 
 
 def check_population(population: dict, where: str) -> None:
     """A population's keys against each other (``where``: its dotted path); the class
-    sizes against n_agents are each figure's (``Engine.check``)."""
+    sizes against n_agents are each figure's (``Engine.check``).  A world from a data file
+    has the file's classes: no assignment or jitter of its own (its file is checked with
+    the figure, ``colme.world.check_data``)."""
+    if population.get("data"):
+        given = [key for key in ("probabilities", "sizes") if population.get(key) is not None]
+        given += ["jitter"] if population.get("jitter") else []
+        if given:
+            raise ConfigError(f"{where}: {given} do not apply to a world from a data file ({where}.data): its "
+                              "agents' classes and means are the file's")
+        return
     means = population["means"]
     if len(set(means)) != len(means):
         raise ConfigError(f"{where}.means={means}: class means must be distinct")

@@ -1,32 +1,41 @@
-"""The interface every engine answers; the registry (``colme.registry``) lists them.
+"""The interface every engine answers, in small roles; the registry (``colme.registry``)
+lists the engines.
 
-An engine turns one figure's settings into its tables and its drawing.  It declares
-everything the core would otherwise have to guess from its name:
+An engine turns one figure's settings into its tables and its drawing.  It is made of
+roles, each with a few abstract methods (Python refuses to make an engine that leaves
+one undefined, naming it) or none, and defaults for the rest:
 
-* its configuration: the schema definitions of its figures (``schema``, a YAML file of
-  ``$defs`` merged into the workflow's schema, and ``figure_schema``, the definition its
-  figures validate against), the top-level overrides that apply to its figures
-  (``overridable``), its cross-key checks (``check``) and what it adds when a figure is
-  resolved (``complete``);
-* which settings determine its numbers (``numeric_params``) and, for simulated engines,
-  its instances (``instance_params``): the workflow's rule params are built from these
-  alone, so a job reruns exactly when what determines its output changed;
-* its stages: instances and one chunk's simulation (``simulated`` engines), the inputs of
-  its table stage (``table_inputs``), its tables (``tables``), how to draw them
-  (``draw``, ``subtitle``), whether it has a time axis another figure can zoom into
-  (``time_axis``) and whether it views another figure (``source``);
-* the choices made where its paper is silent (``interpretations``), the options behind
-  them (``interpretation_options``) and a runtime estimate for cluster jobs.
+* ``Configured``, its configuration: the schema definitions of its figures (``schema``, a
+  YAML file of ``$defs`` merged into the workflow's schema, and ``figure_schema``), the
+  top-level overrides that apply to its figures (``overridable``), its cross-key checks
+  (``check``), what it adds when a figure is resolved (``complete``), the settings that
+  determine its numbers (``numeric_params``: the workflow's rule params are built from
+  these alone, so a job reruns exactly when what determines its output changed), the
+  choices made where its paper is silent (``interpretations``, ``interpretation_options``)
+  and a runtime estimate for cluster jobs;
+* ``Views``, for the figures made of other figures: which figure one views (``source``)
+  and the figures one is made of (``generated_figures``: a sweep's points);
+* ``Tabulated``, the table stage: its inputs (``table_inputs``) and its tables
+  (``tables``, abstract);
+* ``Drawn``, the drawing: ``subtitle`` and ``draw`` (abstract), the diagnostics figure and
+  the drawing options; ``PanelDrawn`` draws an MSE-vs-t panel from its ``panel_style``
+  (abstract);
+* for simulated engines (``SimulatedEngine``: chunked Monte Carlo), ``World``, the runs'
+  instances and streams (``instance_params``, ``instances``, ``run_streams``), and
+  ``Algorithm``, what runs on them: the panel (``spec``), the compiled kernel
+  (``run_kernel``) and the table's columns per curve (``curve_fields``), all three
+  abstract.  ``WorldEngine`` is the world of ``colme.world`` (any graph, privacy mixes,
+  groups), shared by every algorithm that runs on it.
 
-Hooks marked ``@required`` have no default: an engine that leaves one out is refused when
-it is registered (``colme.registry``), naming the engine and the hook, not inside a job.
-Nothing here knows Snakemake or any paper: the rules pass plain dictionaries in and get
-tables out.  ``docs/adding_an_engine.md`` walks through adding one.
+``Engine`` is ``Configured``, ``Views``, ``Tabulated`` and ``Drawn`` together.  Nothing
+here knows Snakemake or any paper: the rules pass plain dictionaries in and get tables
+out.  ``docs/adding_an_engine.md`` walks through adding one.
 """
 
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
@@ -42,6 +51,7 @@ from .aggregation import (
     covariance_table,
     diagnostics_table,
 )
+from .datafiles import clipped_share, file_classes, file_record, streams_from_settings
 from .errors import ConfigError
 from .instances import make_instances, privacy_ranks, run_agent_means
 from .integrity import load_simulation
@@ -89,7 +99,16 @@ def population(settings: dict) -> Population:
 def population_record(population: Population) -> dict:
     """What a figure's provenance says of its population: means, sigma and L for the
     papers' uniform set-up (as ever); per class law, sigma, L, support and Bernstein
-    parameter, the assignment and the jitter otherwise."""
+    parameter, the assignment and the jitter otherwise; a file world's data
+    (``colme.datafiles.file_record``: the file, its range and how many samples were clipped)."""
+    if population.streams is not None:
+        return {
+            "means": list(population.means),
+            "laws": [{"kind": law.kind, "sigma": law.sigma, "half_width_L": law.half_width,
+                      "support": [law.low, law.high], "bernstein_beta": law.bernstein_beta}
+                     for law in population.laws],
+            "data": file_record(population.streams),
+        }
     if population.uniform_law and population.probabilities is None and population.sizes is None \
             and population.jitter == 0:
         return {"means": list(population.means), "sigma": population.sigma, "half_width_L": population.half_width}
@@ -109,7 +128,12 @@ def population_record(population: Population) -> dict:
 
 def population_summary(spec: dict) -> str:
     """One line for a subtitle naming what a (canonical) population changes from the
-    papers' (empty for theirs): law, per-class sigma, assignment, jitter."""
+    papers' (empty for theirs): law, per-class sigma, assignment, jitter; for a world from
+    a data file, the file, its replay and the share of its samples clipped."""
+    if spec.get("data"):
+        streams = streams_from_settings(spec["data"])
+        return (f"data from {Path(streams.path).name}: {streams.n_agents} agents, replay {streams.replay}, "
+                f"range [{streams.low:g}, {streams.high:g}], {100 * clipped_share(streams):.3g} % of samples clipped")
     parts = []
     if "law" in spec:
         shape = ", ".join(f"{k} {v:g}" for k, v in spec["law"].items() if k != "kind")
@@ -135,39 +159,14 @@ def check_names_figure(key: str, name: str, figures: dict, accepts, what: str) -
         )
 
 
-def required(method=None, *, unless: str | None = None):
-    """Mark a hook every engine must define (``unless`` it overrides that other hook: an
-    engine with its own ``draw`` needs no ``panel_style``); ``missing_hooks`` finds them."""
-
-    def mark(function):
-        function.required_unless = unless or ""
-        return function
-
-    return mark(method) if method is not None else mark
-
-
-def missing_hooks(engine: Engine) -> list[str]:
-    """The ``@required`` hooks ``engine``'s class leaves undefined, in definition order."""
-    cls = type(engine)
-    missing = []
-    for name in dir(cls):
-        hook = getattr(cls, name)
-        unless = getattr(hook, "required_unless", None)
-        if unless is None:
-            continue
-        overridden = unless and any(unless in vars(base) for base in cls.__mro__ if base not in _BASES)
-        if not overridden:
-            missing.append(name)
-    return missing
-
-
 def wall_minutes(seconds: float) -> int:
     """Wall-time request: twice the conservative estimate plus 2 minutes."""
     return math.ceil(2 * seconds / 60) + 2
 
 
-class Engine:
-    """Base of the engines; see the module docstring for the interface."""
+class Configured:
+    """The configuration role: how a figure of this engine is written and what of it
+    determines its numbers."""
 
     name = ""
     simulated = False
@@ -184,17 +183,13 @@ class Engine:
     unused_globals: frozenset = frozenset({"precision"})
     #: Figure-level keys that change only the drawing.
     drawing_keys: tuple[str, ...] = ("title",)
-    #: Quantities of the engine's diagnostics table (none: no diagnostics figure).
-    diagnostics: tuple[str, ...] = ()
-    #: Diagnostic quantities drawn on a log y axis (shares that fall over decades).
-    log_diagnostics: frozenset = frozenset()
+    #: Whether its figures can run on a world from a data file (``population.data``).
+    reads_data_files = False
     #: Curve keys: list-valued figure keys each of whose values is a set of curves of one
     #: kernel call (the table and supplement carry the key as a column, NaN on rows shared
     #: by every value), with the list keys zipped with them.  A sweep axis over one may run
     #: all its values as lanes of one figure (``colme.derived.sweeps``, ``lanes: true``).
     lane_keys: Mapping[str, tuple[str, ...]] = MappingProxyType({})
-
-    # --- configuration --------------------------------------------------------------------
 
     def standalone_config(self, entry: dict) -> dict:
         """A whole configuration holding ``entry`` as figure ``figure`` (defaults filled by
@@ -207,6 +202,40 @@ class Engine:
     def check(self, settings: dict, where: str, config: dict) -> None:
         """Checks across keys that the schema cannot express; raise ``ConfigError`` naming
         the key (``where`` is the figure's dotted path)."""
+
+    def numeric_params(self, settings: dict) -> dict:
+        """The settings that determine this figure's numbers (tables and chunk files)."""
+        drop = NOT_NUMERIC | self.unused_globals | set(self.drawing_keys)
+        return {key: value for key, value in settings.items() if key not in drop}
+
+    def instance_params(self, settings: dict) -> dict:
+        raise NotImplementedError(f"engine {self.name!r} has no instances")
+
+    def spec(self, params: dict):
+        """The engine's own description of a figure's panel (a simulated engine's curves,
+        times and population, passed to ``run_kernel`` and ``curve_fields``)."""
+        return None
+
+    def figure_interpretations(self, settings: dict) -> tuple[str, ...]:
+        """The choices behind a figure with these settings: the engine's, and those of its
+        population where it reads one that is not the papers' (``population_choices``)."""
+        if "population" in self.unused_globals or "population" not in settings:
+            return self.interpretations
+        return self.interpretations + population_choices(population(settings))
+
+    def interpretation_options(self, settings: dict) -> tuple[str, ...]:
+        """Keys of the options behind this figure's choices where the paper is silent or
+        inconsistent, restricted to those that can change this figure's numbers;
+        ``colme.sensitivity`` flips each to every other value its schema allows."""
+        return ()
+
+    def runtime_minutes(self, params: dict, runs: int) -> int:
+        return 5
+
+
+class Views:
+    """The role of figures made of other figures (``colme.derived``); by default a figure
+    views none and is made of none."""
 
     def generated_figures(self, settings: dict, name: str, config: dict, base: dict | None) -> list[dict]:
         """The figures this one is made of that the configuration does not name (a sweep's
@@ -232,20 +261,9 @@ class Engine:
         """A view's settings viewing figure ``source`` instead (for sensitivity variants)."""
         raise NotImplementedError(f"engine {self.name!r} views no other figure")
 
-    # --- stages ---------------------------------------------------------------------------
 
-    def numeric_params(self, settings: dict) -> dict:
-        """The settings that determine this figure's numbers (tables and chunk files)."""
-        drop = NOT_NUMERIC | self.unused_globals | set(self.drawing_keys)
-        return {key: value for key, value in settings.items() if key not in drop}
-
-    def instance_params(self, settings: dict) -> dict:
-        raise NotImplementedError(f"engine {self.name!r} has no instances")
-
-    def spec(self, params: dict):
-        """The engine's own description of a figure's panel (a simulated engine's curves,
-        times and population, passed to ``run_kernel`` and ``curve_fields``)."""
-        return None
+class Tabulated(ABC):
+    """The table stage's role: what it reads and the tables it writes."""
 
     def table_inputs(self, figure: str, settings: dict, chunk_paths, results: str = "results") -> dict:
         """The table stage's inputs by name (paths); ``chunk_paths(kind)`` lists a simulated
@@ -253,39 +271,26 @@ class Engine:
         are read from ``results`` (the build's results folder, ``table_path``)."""
         return {}
 
-    @required
+    @abstractmethod
     def tables(self, figure: str, params: dict, inputs: dict) -> FigureTables:
         """The tables of one figure (``FigureTables``)."""
-        raise NotImplementedError
 
     def provenance(self, figure: str, params: dict, extras: dict) -> dict:
         """What the table stage records next to the table (``<figure>.json``)."""
         return table_provenance(figure, params, self.figure_interpretations(params), **extras)
 
-    def figure_interpretations(self, settings: dict) -> tuple[str, ...]:
-        """The choices behind a figure with these settings: the engine's, and those of its
-        population where it reads one that is not the papers' (``population_choices``)."""
-        if "population" in self.unused_globals or "population" not in settings:
-            return self.interpretations
-        return self.interpretations + population_choices(population(settings))
 
-    # --- drawing --------------------------------------------------------------------------
+class Drawn(ABC):
+    """The drawing's role: a figure from its table and metadata."""
 
-    @required
+    @abstractmethod
     def subtitle(self, meta: dict) -> str:
         """Second line of the figure's title: runs, seed and the settings that matter most."""
-        raise NotImplementedError
 
-    @required(unless="draw")
-    def panel_style(self, table: pd.DataFrame):
-        """``colme.plotting.PanelStyle`` of an MSE-vs-t table: which rows are the curves,
-        their colours and line styles, the legend handles and any faint bands."""
-        raise NotImplementedError
-
+    @abstractmethod
     def draw(self, table: pd.DataFrame, meta: dict, title: str, pdf, png) -> None:
-        from .plotting import plot_mse_panel  # lazy: matplotlib, only where a figure is drawn
-
-        plot_mse_panel(table, self.panel_style(table), title, meta, pdf, png)
+        """The figure of ``table`` (and its ``meta``, the sidecar) with ``title``, written
+        to ``pdf`` and ``png``."""
 
     def draw_diagnostics(self, diagnostics: pd.DataFrame, meta: dict, title: str, pdf, png) -> None:
         """The diagnostics table against t (engines with ``diagnostics``)."""
@@ -293,6 +298,11 @@ class Engine:
 
         plot_diagnostics(diagnostics, title, meta, pdf, png, self.diagnostics_line_styles(diagnostics),
                          self.log_diagnostics)
+
+    #: Quantities of the engine's diagnostics table (none: no diagnostics figure).
+    diagnostics: tuple[str, ...] = ()
+    #: Diagnostic quantities drawn on a log y axis (shares that fall over decades).
+    log_diagnostics: frozenset = frozenset()
 
     def drawing_options(self, settings: dict) -> dict:
         """Drawing options beyond the title (keys outside ``numeric_params``) that the
@@ -304,52 +314,39 @@ class Engine:
         """Line style per curve of the diagnostics figure (solid unless given)."""
         return {}
 
-    # --- sizing and sensitivity -----------------------------------------------------------
 
-    def runtime_minutes(self, params: dict, runs: int) -> int:
-        return 5
+class PanelDrawn(Drawn):
+    """A drawing that is an MSE-vs-t panel, styled by ``panel_style``."""
 
-    def interpretation_options(self, settings: dict) -> tuple[str, ...]:
-        """Keys of the options behind this figure's choices where the paper is silent or
-        inconsistent, restricted to those that can change this figure's numbers;
-        ``colme.sensitivity`` flips each to every other value its schema allows."""
-        return ()
+    @abstractmethod
+    def panel_style(self, table: pd.DataFrame):
+        """``colme.plotting.PanelStyle`` of an MSE-vs-t table: which rows are the curves,
+        their colours and line styles, the legend handles and any faint bands."""
+
+    def draw(self, table: pd.DataFrame, meta: dict, title: str, pdf, png) -> None:
+        from .plotting import plot_mse_panel  # lazy: matplotlib, only where a figure is drawn
+
+        plot_mse_panel(table, self.panel_style(table), title, meta, pdf, png)
 
 
-class SimulatedEngine(Engine):
-    """Chunked Monte Carlo: instances -> one chunk's simulation -> aggregation."""
+class Engine(Configured, Views, Tabulated, Drawn):
+    """An engine: its configuration, its views, its tables and its drawing (the roles
+    above); an engine that draws an MSE-vs-t panel derives from ``PanelDrawn`` too."""
 
-    simulated = True
-    overridable = RUN_OVERRIDES
+
+class World(ABC):
+    """A simulated engine's world role: each run range's instances and each run's streams."""
+
     #: Settings of the communication graph, beyond the number of agents.
     graph_keys: tuple[str, ...] = ()
 
+    @abstractmethod
     def instance_params(self, settings: dict) -> dict:
-        """The settings that determine a run range's instances.  Not the stream: an instance
-        file belongs to the figure whose streams it draws (``stream_name``), so every figure
-        drawing those streams (a sensitivity variant, a sweep's points) reads the same file."""
-        keys = ("engine", "n_agents", "seed", *self.graph_keys)
-        assignment = {key: settings["population"][key] for key in ("probabilities", "sizes")
-                      if settings["population"].get(key) is not None}
-        return {
-            **{key: settings[key] for key in keys},
-            "n_classes": len(settings["population"]["means"]),
-            **{f"class_{key}": value for key, value in assignment.items()},
-        }
+        """The settings that determine a run range's instances."""
 
-    @required
-    def spec(self, params: dict):
-        """The figure's panel: its curves (``.curves``, each with a ``.name``), recorded times
-        (``.t_record``) and population (``.population``), as ``run_kernel`` takes it."""
-        raise NotImplementedError
-
+    @abstractmethod
     def instances(self, params: dict, figure: str, start: int, stop: int) -> dict:
-        degree = params["degree"] if "degree" in self.graph_keys else None
-        stream = stream_name(params, figure)
-        return make_instances(
-            params["n_agents"], params["n_classes"], degree, stream, range(start, stop), params["seed"],
-            params.get("class_probabilities"), params.get("class_sizes"),
-        )
+        """The instances of runs start..stop - 1 (classes, graph, ...), from their streams."""
 
     def run_streams(self, params: dict, instances: dict, figure: str) -> dict:
         """Each run's draws beyond its instance and data: true means (``agent_means``, a
@@ -368,42 +365,27 @@ class SimulatedEngine(Engine):
         """Whether a figure's curves include privacy mixes (engines that have them)."""
         return False
 
-    def simulate(self, params: dict, instances: dict, figure: str) -> dict:
-        """Every curve on one run range's instances: per-run MSE curves and diagnostics.
 
-        Each run's data stream comes from (seed, figure, run), never from the chunking.
-        """
-        spec = self.spec(params)
-        stream = stream_name(params, figure)
-        generators = [run_generator(params["seed"], stream, int(run), "data") for run in instances["runs"]]
-        diagnostics = np.empty((len(generators), len(spec.curves), len(self.diagnostics), len(spec.t_record)))
-        progress = Progress()
-        instances = {**instances, **self.run_streams(params, instances, figure)}
-        simulated = self.run_kernel(spec, params, instances, generators, diagnostics, progress)
-        if not isinstance(simulated, dict):
-            simulated = {"mse": simulated}
-        return {
-            "runs": instances["runs"],
-            "t": np.asarray(spec.t_record),
-            "curves": np.array([c.name for c in spec.curves]),
-            **simulated,
-            "diagnostics": diagnostics,
-            "seconds": np.array(kernel_seconds(progress)),
-        }
+class Algorithm(ABC):
+    """A simulated engine's algorithm role: the panel of curves and the kernel that runs
+    them on the world's instances, and the table columns of its curves."""
 
-    @required
+    @abstractmethod
+    def spec(self, params: dict):
+        """The figure's panel: its curves (``.curves``, each with a ``.name``), recorded times
+        (``.t_record``) and population (``.population``), as ``run_kernel`` takes it."""
+
+    @abstractmethod
     def run_kernel(self, spec, params, instances, generators, diagnostics, progress) -> np.ndarray:
         """The engine's compiled simulation: MSE (runs, curves, t), ``diagnostics`` filled;
         a long one reports to ``progress`` (``colme.progress``: t, percent, ETA in the log).
         A panel recording groups (``aggregation.group_frames``) returns a dict instead: the
         ``mse`` and its ``group_sums`` (runs, curves, groups, t) and ``group_counts`` (runs,
         curves, groups), which the chunk stores beside it."""
-        raise NotImplementedError
 
-    @required
+    @abstractmethod
     def curve_fields(self, spec, curve) -> dict:
         """The table columns describing a simulated curve beyond its name (rule, eps, ...)."""
-        raise NotImplementedError
 
     def analytic_frames(self, spec, t: np.ndarray, instances: list[dict]) -> list[pd.DataFrame]:
         """Closed-form curves the engine adds to its table after Local and Ideal, from the
@@ -419,6 +401,71 @@ class SimulatedEngine(Engine):
         whose sign says whether collaboration is predicted to beat Local (> 0: it does);
         a sweep (``colme.derived.sweeps``) draws where each changes sign as a predicted boundary."""
         return {}
+
+
+class SimulatedEngine(World, Algorithm, PanelDrawn, Engine):
+    """Chunked Monte Carlo: instances -> one chunk's simulation -> aggregation.  Its world
+    is the random regular graph of ``degree`` (``graph_keys``; ``WorldEngine``: any graph)
+    and the population's classes; an engine adds the algorithm (``spec``, ``run_kernel``,
+    ``curve_fields``) and the panel's style (``panel_style``)."""
+
+    simulated = True
+    overridable = RUN_OVERRIDES
+    def instance_params(self, settings: dict) -> dict:
+        """The settings that determine a run range's instances.  Not the stream: an instance
+        file belongs to the figure whose streams it draws (``stream_name``), so every figure
+        drawing those streams (a sensitivity variant, a sweep's points) reads the same file."""
+        keys = ("engine", "n_agents", "seed", *self.graph_keys)
+        if settings["population"].get("data"):  # the file's classes (and agents' names, for an edge list)
+            data = settings["population"]["data"]
+            return {**{key: settings[key] for key in keys}, "n_classes": population(settings).n_classes,
+                    "data": {key: data[key] for key in ("path", "layout", "columns", "sha256") if key in data}}
+        assignment = {key: settings["population"][key] for key in ("probabilities", "sizes")
+                      if settings["population"].get(key) is not None}
+        return {
+            **{key: settings[key] for key in keys},
+            "n_classes": len(settings["population"]["means"]),
+            **{f"class_{key}": value for key, value in assignment.items()},
+        }
+
+    def instances(self, params: dict, figure: str, start: int, stop: int) -> dict:
+        degree = params["degree"] if "degree" in self.graph_keys else None
+        stream = stream_name(params, figure)
+        fixed = file_classes(streams_from_settings(params["data"])) if params.get("data") else None
+        return make_instances(
+            params["n_agents"], params["n_classes"], degree, stream, range(start, stop), params["seed"],
+            params.get("class_probabilities"), params.get("class_sizes"), fixed,
+        )
+
+    def simulate(self, params: dict, instances: dict, figure: str) -> dict:
+        """Every curve on one run range's instances: per-run MSE curves and diagnostics.
+
+        Each run's data stream comes from (seed, figure, run), never from the chunking.
+        """
+        spec = self.spec(params)
+        stream = stream_name(params, figure)
+        generators = [run_generator(params["seed"], stream, int(run), "data") for run in instances["runs"]]
+        diagnostics = np.empty((len(generators), len(spec.curves), len(self.diagnostics), len(spec.t_record)))
+        progress = Progress()
+        instances = {**instances, **self.run_streams(params, instances, figure)}
+        simulated = self.run_kernel(spec, params, instances, generators, diagnostics, progress)
+        if not isinstance(simulated, dict):
+            simulated = {"mse": simulated}
+        if spec.population.streams is not None:  # Local of a world from a file: simulated, run by run
+            # lazy: the compiled replay and its stream, only for file worlds
+            from .ccolme.randoms import run_key
+            from .replay import local_mse
+
+            keys = [run_key(generator) for generator in generators]
+            simulated["local_mse"] = np.stack([local_mse(spec.population.streams, key, spec.t_record) for key in keys])
+        return {
+            "runs": instances["runs"],
+            "t": np.asarray(spec.t_record),
+            "curves": np.array([c.name for c in spec.curves]),
+            **simulated,
+            "diagnostics": diagnostics,
+            "seconds": np.array(kernel_seconds(progress)),
+        }
 
     def table_inputs(self, figure, settings, chunk_paths, results="results"):
         return {"sims": chunk_paths("chunks"), "instances": chunk_paths("instances")}
@@ -459,6 +506,7 @@ class WorldEngine(SimulatedEngine):
     drawing one ``stream`` pair run by run."""
 
     graph_keys = ("degree",)
+    reads_data_files = True
 
     @staticmethod
     def graph(settings: dict) -> dict | None:
@@ -493,6 +541,3 @@ class WorldEngine(SimulatedEngine):
         shape = (n_runs, len(spec.curves), spec.n_groups)
         return {"group_sums": np.empty((*shape, len(spec.t_record))), "group_counts": np.empty(shape, dtype=np.int64)}
 
-
-#: The interface's own classes, whose hooks are placeholders (``missing_hooks``).
-_BASES = (Engine, SimulatedEngine, WorldEngine, object)

@@ -457,23 +457,15 @@ def file_sha256(path: str | Path) -> str:
     return _read_file(str(Path(path).resolve()), stat.st_mtime_ns, stat.st_size)[1]
 
 
-def read_edge_list(path: str | Path) -> tuple[np.ndarray, int | None]:
-    """The rows of an edge-list file as written (int64 (E, 2)) and its declared node count.
-
-    Text: one edge ``u v`` per line (whitespace or a comma between), nodes numbered from 0,
-    ``#`` starts a comment, and an optional line ``# nodes: N`` declares the node count
-    (needed when the last agents have no edge).  ``.npy``: an integer (E, 2) array.
-    Raises ``ValueError`` for a file that is not such a list.
-    """
+def edge_list_tokens(path: str | Path) -> tuple[list[tuple[str, str]], int | None]:
+    """The edges of an edge-list text file as written (node names, (u, v) per edge) and its
+    declared node count: one edge ``u v`` per line (whitespace or a comma between), ``#``
+    starts a comment, an optional line ``# nodes: N`` declares the node count.  Raises
+    ``ValueError`` for a line that is not two names."""
     stat = Path(path).stat()
     data, _ = _read_file(str(Path(path).resolve()), stat.st_mtime_ns, stat.st_size)
-    if str(path).endswith(".npy"):
-        array = np.load(io.BytesIO(data), allow_pickle=False)
-        if array.ndim != 2 or array.shape[1] != 2 or not np.issubdtype(array.dtype, np.integer):
-            raise ValueError(f"an integer (E, 2) array is needed, found {array.dtype} {array.shape}")
-        return array.astype(np.int64), None
     declared = None
-    lines = []
+    edges = []
     for number, line in enumerate(data.decode().splitlines(), start=1):
         body, _, comment = line.partition("#")
         match = re.fullmatch(r"\s*nodes\s*[:=]\s*(\d+)\s*", comment)
@@ -482,10 +474,31 @@ def read_edge_list(path: str | Path) -> tuple[np.ndarray, int | None]:
         fields = body.replace(",", " ").split()
         if not fields:
             continue
-        if len(fields) != 2 or not all(re.fullmatch(r"[+-]?\d+", f) for f in fields):
-            raise ValueError(f"line {number}: {line.strip()!r} is not an edge 'u v' of two integers")
-        lines.append((int(fields[0]), int(fields[1])))
-    return np.array(lines, dtype=np.int64).reshape(-1, 2), declared
+        if len(fields) != 2:
+            raise ValueError(f"line {number}: {line.strip()!r} is not an edge 'u v' of two nodes")
+        edges.append((fields[0], fields[1]))
+    return edges, declared
+
+
+def read_edge_list(path: str | Path) -> tuple[np.ndarray, int | None]:
+    """The rows of an edge-list file as written (int64 (E, 2)) and its declared node count.
+
+    Text (``edge_list_tokens``), nodes numbered from 0; ``.npy``: an integer (E, 2) array.
+    Raises ``ValueError`` for a file that is not such a list.  (In a world from a data file
+    the nodes are the agents' names instead: ``colme.datafiles.named_edges``.)
+    """
+    if str(path).endswith(".npy"):
+        stat = Path(path).stat()
+        data, _ = _read_file(str(Path(path).resolve()), stat.st_mtime_ns, stat.st_size)
+        array = np.load(io.BytesIO(data), allow_pickle=False)
+        if array.ndim != 2 or array.shape[1] != 2 or not np.issubdtype(array.dtype, np.integer):
+            raise ValueError(f"an integer (E, 2) array is needed, found {array.dtype} {array.shape}")
+        return array.astype(np.int64), None
+    edges, declared = edge_list_tokens(path)
+    for number, (u, v) in enumerate(edges, start=1):
+        if not (re.fullmatch(r"[+-]?\d+", u) and re.fullmatch(r"[+-]?\d+", v)):
+            raise ValueError(f"edge {number}: '{u} {v}' is not an edge 'u v' of two integers")
+    return np.array([(int(u), int(v)) for u, v in edges], dtype=np.int64).reshape(-1, 2), declared
 
 
 def edge_list_problem(rows: np.ndarray, declared: int | None, n_agents: int) -> str | None:
@@ -681,8 +694,8 @@ def expected_mean_degree(params: dict | None, n_agents: int, degree: int | None 
         return 4.0
     if family == "complete":
         return float(n_agents - 1)
-    rows, _ = read_edge_list(params["path"])
-    return 2.0 * len(rows) / n_agents
+    edges = np.load(params["path"]) if str(params["path"]).endswith(".npy") else edge_list_tokens(params["path"])[0]
+    return 2.0 * len(edges) / n_agents
 
 
 def valid_edges(edges: np.ndarray) -> np.ndarray:

@@ -13,21 +13,29 @@ from .populations import assign_classes, component_sizes
 from .seeding import run_generator
 
 
+def run_classes(n_agents, n_classes, rng, probabilities, sizes, fixed_classes):
+    """A run's classes: ``fixed_classes`` (a world from a data file: the same every run, no
+    draw), else drawn from the run's instance stream (``assign_classes``)."""
+    if fixed_classes is not None:
+        return np.asarray(fixed_classes, dtype=np.int8)
+    return assign_classes(n_agents, n_classes, rng, probabilities, sizes)
+
+
 def make_instances(
     n_agents: int, n_classes: int, degree: int | None, figure: str, runs: range, root_seed: int,
-    probabilities=None, sizes=None,
+    probabilities=None, sizes=None, fixed_classes=None,
 ) -> dict[str, np.ndarray]:
     """Class assignments, graphs and n_a for a range of runs.
 
     Classes: ``colme.populations.assign_classes`` (uniform, ``probabilities`` or exact
-    ``sizes``).  With a ``degree``: random r-regular graphs, n_a = class-induced component
-    size.  Without: all-to-all (no edge list stored), n_a = |C_a|.
+    ``sizes``), or ``fixed_classes`` (``run_classes``).  With a ``degree``: random
+    r-regular graphs, n_a = class-induced component size.  Without: all-to-all (no edge list stored), n_a = |C_a|.
     """
     runs = np.arange(runs.start, runs.stop)
     classes, edges = [], []
     for run in runs:
         rng = run_generator(root_seed, figure, int(run), "instance")
-        classes.append(assign_classes(n_agents, n_classes, rng, probabilities, sizes))
+        classes.append(run_classes(n_agents, n_classes, rng, probabilities, sizes, fixed_classes))
         if degree is not None:
             edges.append(random_regular_edges(degree, n_agents, rng))
     classes = np.stack(classes)
@@ -42,7 +50,7 @@ def make_instances(
 
 def make_family_instances(
     n_agents: int, n_classes: int, graph: dict, figure: str, runs: range, root_seed: int,
-    probabilities=None, sizes=None,
+    probabilities=None, sizes=None, fixed_classes=None, fixed_edges=None,
 ) -> dict[str, np.ndarray]:
     """Class assignments, graphs of the family ``graph`` (``colme.graphs.graph_params``,
     not random_regular) and n_a for a range of runs.
@@ -50,14 +58,16 @@ def make_family_instances(
     Each run draws its classes, then its graph, from its instance stream (the order of
     ``make_instances``).  Runs whose graphs have fewer edges than the range's largest are
     padded with rows (-1, -1) (``colme.graphs.valid_edges`` drops them), so ``edges`` stays
-    one (R, E_max, 2) array; ``n_edges`` (R,) holds each run's count.
+    one (R, E_max, 2) array; ``n_edges`` (R,) holds each run's count.  ``fixed_classes``:
+    ``run_classes``; ``fixed_edges``: every run's graph (an edge list of agents' names in a
+    world from a data file, ``colme.datafiles.named_edges``).
     """
     runs = np.arange(runs.start, runs.stop)
     classes, edges = [], []
     for run in runs:
         rng = run_generator(root_seed, figure, int(run), "instance")
-        classes.append(assign_classes(n_agents, n_classes, rng, probabilities, sizes))
-        edges.append(family_edges(graph, n_agents, rng))
+        classes.append(run_classes(n_agents, n_classes, rng, probabilities, sizes, fixed_classes))
+        edges.append(family_edges(graph, n_agents, rng) if fixed_edges is None else fixed_edges)
     counts = np.array([len(e) for e in edges], dtype=np.int64)
     padded = np.full((len(runs), int(counts.max(initial=0)), 2), -1, dtype=np.int32)
     for row, e in enumerate(edges):

@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 import numba
 import numpy as np
 from scipy import integrate, special, stats
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
+
+from .datafiles import canonical_data, file_choices, streams_from_settings
 
 #: The data laws, each on a bounded support, with the shape keys each reads.
 LAW_SHAPES = {"uniform": (), "truncated_normal": ("truncation",), "beta": ("a", "b"), "two_point": ("p",)}
@@ -33,6 +36,21 @@ LAW_CODES = {"uniform": 0, "two_point": 1, "truncated_normal": 2, "beta": 2}
 #: Points of the quantile table that samples the truncated normal and Beta laws (linear
 #: interpolation between them; the table is then centred and scaled, ``quantile_table``).
 QUANTILE_POINTS = 4097
+
+
+
+class KernelLaws(NamedTuple):
+    """Each class's data law as every kernel's ``centred_sample`` reads it, indexed by
+    class: ``law_code`` (``LAW_CODES``), ``law_a0..2`` (``DataLaw.kernel_parameters``) and
+    ``quantiles`` (QUANTILE_POINTS per class; zeros for the laws drawn without a table).
+    One argument group of the kernels, shared by all of them."""
+
+    law_code: np.ndarray
+    law_a0: np.ndarray
+    law_a1: np.ndarray
+    law_a2: np.ndarray
+    quantiles: np.ndarray
+
 
 #: Moments k = 3..MAX_MOMENT searched for the Bernstein parameter (``bernstein_beta``).
 MAX_MOMENT = 64
@@ -182,6 +200,59 @@ class DataLaw:
         return np.array([centred_sample(float(x), code, a0, a1, a2, table) for x in np.ravel(u)])
 
 
+@dataclass(frozen=True)
+class EmpiricalLaw:
+    """One class's law as a data file gives it (``colme.datafiles``): its samples' spread
+    about their agents' true means, which the rules and the privacy calibration read as
+    they read a ``DataLaw``'s.
+
+    ``sigma``: the class's pooled standard deviation about each agent's true mean (what
+    the rules are told; said in the figure's choices); ``support``: the least and greatest
+    centred sample; ``half_width``: L, half the width of the range every value is bounded
+    in (``datafiles.DataRange``: the Laplace mechanism's sensitivity 2L / t);
+    ``bernstein_beta``: Definition 2's parameter of the class's centred samples (their
+    empirical moments, k = 3..MAX_MOMENT).  ``quantile_table``: their quantiles, so that a
+    kernel drawing from this law (none does: file worlds replay the samples) would draw
+    the empirical law.  ``digest`` identifies the samples (file, class, range)."""
+
+    sigma: float
+    low: float
+    high: float
+    half_width: float
+    bernstein_beta: float
+    digest: str
+    table: tuple[float, ...] = field(repr=False, compare=False, hash=False)
+
+    kind = "file"
+
+    @classmethod
+    def from_samples(cls, centred: np.ndarray, half_width: float, digest: str) -> EmpiricalLaw:
+        """The law of a class's centred samples (each minus its agent's true mean)."""
+        sigma = float(np.sqrt(np.mean(centred**2)))
+        if not sigma > 0:
+            raise ValueError(f"the class's samples do not vary (digest {digest[:12]}): no spread to estimate")
+        ks = np.arange(3, MAX_MOMENT + 1)
+        scaled = centred / sigma  # moments of the standardised samples: no overflow at high k
+        moments = np.array([abs(np.mean(scaled ** int(k))) for k in ks])
+        with np.errstate(divide="ignore"):
+            logs = np.log(2.0 * moments) - special.gammaln(ks + 1.0) + (ks - 2.0) * math.log(sigma)
+        beta = float(np.max(np.exp(logs / (ks - 2.0))))
+        table = np.quantile(centred, np.linspace(0.0, 1.0, QUANTILE_POINTS))
+        return cls(sigma, float(centred.min()), float(centred.max()), float(half_width), beta, digest,
+                   tuple(float(x) for x in table))
+
+    @property
+    def support(self) -> tuple[float, float]:
+        return self.low, self.high
+
+    @property
+    def quantile_table(self) -> np.ndarray:
+        return np.array(self.table)
+
+    def kernel_parameters(self) -> tuple[int, float, float, float]:
+        return LAW_CODES["beta"], 0.0, 0.0, 0.0  # the table sampler
+
+
 @numba.njit(cache=True)
 def centred_sample(u, code, a0, a1, a2, table):
     """One draw of X - mu from a uniform u in [0, 1) (``DataLaw.kernel_parameters``).
@@ -224,7 +295,10 @@ POPULATION_CHOICES = {
 
 
 def population_choices(population: Population) -> tuple[str, ...]:
-    """The lines of POPULATION_CHOICES that apply to ``population`` (none for the papers')."""
+    """The lines of POPULATION_CHOICES that apply to ``population`` (none for the papers');
+    a file world's are its data's (``colme.datafiles.file_choices``)."""
+    if population.streams is not None:
+        return file_choices(population.streams)
     lines = []
     kinds = {law.kind for law in population.laws}
     if kinds != {"uniform"}:
@@ -246,7 +320,10 @@ def canonical_population(spec: dict) -> dict:
     """A ``population`` mapping (schema defaults filled) with every key at its default
     dropped: means and sigma always; the law and its shape keys unless uniform; the
     assignment and the jitter when set.  The papers' population keeps the params it had
-    before laws existed, so adding these keys reruns nothing."""
+    before laws existed, so adding these keys reruns nothing.  A file world is its ``data``
+    alone (``colme.datafiles.canonical_data``: with the file's SHA-256)."""
+    if spec.get("data"):
+        return {"data": canonical_data(spec["data"])}
     canonical = {"means": list(spec["means"]), "sigma": spec["sigma"]}
     law = spec.get("law") or {"kind": "uniform"}
     if law["kind"] != "uniform":
@@ -274,6 +351,9 @@ class Population:
     probabilities: tuple[float, ...] | None = None
     sizes: tuple[int, ...] | None = None
     jitter: float = 0.0
+    #: A world from a data file (``colme.datafiles.AgentStreams``): the agents' samples,
+    #: classes and true means come from it; ``means`` and ``laws`` are its classes'.
+    streams: object = field(default=None, repr=False, compare=False, hash=False)
 
     def __post_init__(self):
         if len(self.laws) != len(self.means):
@@ -281,7 +361,10 @@ class Population:
 
     @classmethod
     def from_settings(cls, spec: dict) -> Population:
-        """The population of a configuration's ``population`` mapping (schema-valid)."""
+        """The population of a configuration's ``population`` mapping (schema-valid); one
+        with ``data`` is the data file's (``colme.datafiles.file_population``)."""
+        if spec.get("data"):
+            return file_population(spec["data"])
         means = tuple(float(m) for m in spec["means"])
         sigma = spec["sigma"]
         sigmas = [float(s) for s in sigma] if isinstance(sigma, list) else [float(sigma)] * len(means)
@@ -336,19 +419,17 @@ class Population:
     def class_sigmas(self) -> np.ndarray:
         return np.array([law.sigma for law in self.laws])
 
-    def kernel_laws(self) -> dict[str, np.ndarray]:
-        """Each class's law as the kernels' ``centred_sample`` reads it, by kernel parameter
-        name: ``law_code``, ``law_a0..2`` (``DataLaw.kernel_parameters``) and ``quantiles``
-        (QUANTILE_POINTS per class; zeros for the laws drawn without a table)."""
+    def kernel_laws(self) -> KernelLaws:
+        """Each class's law as the kernels' ``centred_sample`` reads it (``KernelLaws``)."""
         parameters = [law.kernel_parameters() for law in self.laws]
-        return {
-            "law_code": np.array([p[0] for p in parameters], dtype=np.int64),
+        return KernelLaws(
+            law_code=np.array([p[0] for p in parameters], dtype=np.int64),
             **{name: np.array([p[i] for p in parameters]) for i, name in enumerate(("law_a0", "law_a1", "law_a2"), 1)},
-            "quantiles": np.stack([
+            quantiles=np.stack([
                 law.quantile_table if p[0] == 2 else np.zeros(QUANTILE_POINTS)
                 for law, p in zip(self.laws, parameters, strict=True)
             ]),
-        }
+        )
 
     def assign(self, n_agents: int, rng: np.random.Generator) -> np.ndarray:
         """Each agent's class (``assign_classes``)."""
@@ -356,13 +437,32 @@ class Population:
 
     def agent_means(self, classes: np.ndarray, jitter_rng: np.random.Generator | None = None) -> np.ndarray:
         """True mean mu_a of every agent: its class mean, plus its jitter offset (drawn from
-        ``jitter_rng``, the run's population stream) when ``jitter`` > 0."""
+        ``jitter_rng``, the run's population stream) when ``jitter`` > 0; in a file world,
+        its mean in the file (``AgentStreams.means``)."""
+        if self.streams is not None:
+            return np.array(self.streams.means, dtype=np.float64)
         means = np.asarray(self.means, dtype=np.float64)[classes]
         if self.jitter > 0:
             if jitter_rng is None:
                 raise ValueError("a population with jitter needs the run's population generator")
             means = means + self.jitter * (2.0 * jitter_rng.random(len(classes)) - 1.0)
         return means
+
+
+def file_population(data: dict):
+    """The ``Population`` of a file world: one class per class of the file (a single class
+    if it gives none), each with its agents' average true mean and its ``EmpiricalLaw``."""
+    streams = streams_from_settings(data)
+    classes = streams.classes if streams.classes is not None else np.zeros(streams.n_agents, dtype=np.int64)
+    n_classes = int(classes.max()) + 1
+    centred, agent = streams.centred(), streams.agent_of_sample
+    laws, means = [], []
+    for c in range(n_classes):
+        members = classes == c
+        laws.append(EmpiricalLaw.from_samples(centred[members[agent]], streams.half_width,
+                                              f"{streams.sha256}:{c}:{streams.low}:{streams.high}"))
+        means.append(float(streams.means[members].mean()))
+    return Population(means=tuple(means), laws=tuple(laws), streams=streams)
 
 
 def assign_classes(

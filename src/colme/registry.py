@@ -5,8 +5,9 @@ names none.
 
 The figures made from other figures (``colme.derived``: zoom, scaling, sweep) are handed
 this registry when they are made, to find the engines of the figures they read; they
-never import it.  Registering checks the engine contract: an engine without one of its
-required hooks is refused here, at import, naming the engine and the hook.
+never import it.  An engine that leaves one of its roles' abstract methods undefined
+cannot be made (Python's ``TypeError`` names the class and the methods), so it never
+reaches the registry; registering checks the rest of the contract (name, schema).
 
 Also here: what the core asks of a figure through its engine (stage params, caption).
 """
@@ -21,7 +22,7 @@ from .derived.overlay import OverlayEngine
 from .derived.scaling import ScalingEngine
 from .derived.sweeps import SweepEngine
 from .derived.zoom import ZoomEngine
-from .engines import Engine, missing_hooks
+from .engines import Engine
 from .pricer.engine import PricerEngine
 from .private_colme.engine import OracleEngine, PrivateColmeEngine
 from .provenance import format_caption
@@ -47,12 +48,8 @@ class Registry(MutableMapping):
     def __setitem__(self, name: str, engine: Engine) -> None:
         if name != engine.name:
             raise EngineContractError(f"engine {engine.name!r} registered under another name, {name!r}")
-        missing = missing_hooks(engine)
-        if missing:
-            raise EngineContractError(
-                f"engine {name!r} ({type(engine).__module__}.{type(engine).__qualname__}) does not define the "
-                f"required hook(s) {missing}; see colme.engines and docs/adding_an_engine.md"
-            )
+        if not isinstance(engine, Engine):
+            raise EngineContractError(f"engine {name!r} is a {type(engine).__qualname__}, not a colme.engines.Engine")
         if not engine.figure_schema:
             raise EngineContractError(f"engine {name!r} names no figure_schema (its figures' schema definition)")
         self._engines[name] = engine

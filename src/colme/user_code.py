@@ -10,8 +10,9 @@ named after its SHA-256), enters a figure's params by that digest (an edit rerun
 the figures using it), and a job refuses a file edited after it was planned.  Before any
 job the function is bound to its parameters (``bind_params``) and probed compiled by
 Numba (``probe_values``); a problem is a ``ConfigError`` naming the figure's key, the file
-and the function.  In the kernel, the function is compiled in through the import line of
-``UserFunction.kernel_import``.
+and the function.  User code reaches a compiled kernel one way only: the kernel is a
+generated module (``colme._jit.generated_module``) that binds the function by the line of
+``UserFunction.kernel_import`` and calls it by ``UserFunction.kernel_call``.
 """
 
 from __future__ import annotations
@@ -112,6 +113,15 @@ class UserFunction:
             return f"from {self.builtins} import {self.function} as _{alias}\n{alias} = step(_{alias})"
         return (f"{alias} = step(load_function({str(Path(self.file).resolve())!r}, {self.function!r}, "
                 f"{self.sha256!r}))")
+
+    def kernel_call(self, alias: str, arguments: Iterable[str], params: str, row: str = "") -> str:
+        """The generated kernel's call of this function (bound to ``alias`` by
+        ``kernel_import``): the extension point's fixed ``arguments`` (names in the kernel),
+        then its own parameters read from the kernel array ``params`` (``params[row j]``:
+        ``row`` selects a lane's row, e.g. ``"lane, "``).  One kernel per function and
+        parameter count, whatever their values."""
+        own = "".join(f", {params}[{row}{j}]" for j in range(len(self.params)))
+        return f"{alias}({', '.join(arguments)}{own})"
 
 
 def bind_params(function: Callable, arguments: tuple[str, ...], given: dict, where: str,

@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from .datafiles import DataFileError, file_classes, named_edges, streams_from_settings
 from .errors import ConfigError
 from .graphs import FAMILY_KEYS, graph_params, graph_problem
 from .instances import make_family_instances, make_instances
@@ -119,7 +120,12 @@ def check_world(settings: dict, where: str, rules: tuple[str, ...] = ()) -> None
     grouping, increasing; ``draw_groups`` names some of ``rules``, the figure's curves'
     rules, and needs groups)."""
     graph = settings.get("graph") or {"family": "random_regular"}
-    if graph["family"] != "random_regular":
+    data = settings["population"].get("data")
+    if data:
+        check_data(data, settings, where, rules)
+    if data and graph["family"] == "edge_list":
+        pass  # its nodes are the agents' names: check_data matched them
+    elif graph["family"] != "random_regular":
         check_graph(graph, settings["n_agents"], f"{where}.graph")
     else:
         check_regular_degree(settings["n_agents"], settings["degree"], where)
@@ -144,6 +150,26 @@ def check_world(settings: dict, where: str, rules: tuple[str, ...] = ()) -> None
     for index, rule in enumerate(drawn):
         if rule not in rules:
             raise ConfigError(f"{where}.draw_groups[{index}]={rule!r} is not one of the figure's rules {list(rules)}")
+
+
+def check_data(data: dict, settings: dict, where: str, rules: tuple[str, ...]) -> None:
+    """A world from a data file: the file reads (``colme.datafiles.read_streams``' checks),
+    has ``n_agents`` agents, gives classes if a curve's rule is the oracle, and names every
+    node of an edge-list graph among its agents."""
+    key = f"{where}.population.data"
+    try:
+        streams = streams_from_settings(data)
+        graph = settings.get("graph") or {}
+        if graph.get("family") == "edge_list":
+            named_edges(graph["path"], streams)
+    except DataFileError as error:
+        raise ConfigError(f"{key}: {error}") from None
+    if streams.n_agents != settings["n_agents"]:
+        raise ConfigError(f"{where}.n_agents={settings['n_agents']}, but the data file {streams.path} has "
+                          f"{streams.n_agents} agents: set n_agents: {streams.n_agents}")
+    if "oracle" in rules and streams.classes is None:
+        raise ConfigError(f"{key}: the oracle rule keeps an agent's classmates, but {streams.path} gives no class "
+                          f"column ({data.get('columns', {}).get('class', 'class')!r}): add one, or drop the oracle")
 
 
 def world_numeric_params(params: dict, settings: dict) -> dict:
@@ -185,14 +211,21 @@ def world_instance_params(params: dict, settings: dict) -> dict:
 def world_instances(params: dict, figure: str, start: int, stop: int) -> dict:
     """Runs ``start``..``stop - 1``'s classes, graphs (edge lists) and component sizes, each
     from the run's instance stream (``stream_name``): random r-regular graphs, or the
-    family of ``params["graph"]``."""
+    family of ``params["graph"]``.  A world from a data file (``params["data"]``) has the
+    file's classes in every run, and an edge list's nodes are its agents' names."""
     stream = stream_name(params, figure)
     runs = range(start, stop)
+    fixed = {}
+    if params.get("data"):
+        streams = streams_from_settings(params["data"])
+        fixed["fixed_classes"] = file_classes(streams)
+        if params.get("graph", {}).get("family") == "edge_list":
+            fixed["fixed_edges"] = named_edges(params["graph"]["path"], streams)
     assignment = (params["n_agents"], params["n_classes"])
     classes = (params.get("class_probabilities"), params.get("class_sizes"))
     if "graph" in params:
-        return make_family_instances(*assignment, params["graph"], stream, runs, params["seed"], *classes)
-    return make_instances(*assignment, params["degree"], stream, runs, params["seed"], *classes)
+        return make_family_instances(*assignment, params["graph"], stream, runs, params["seed"], *classes, **fixed)
+    return make_instances(*assignment, params["degree"], stream, runs, params["seed"], *classes, **fixed)
 
 
 # --- privacy levels ----------------------------------------------------------------------------

@@ -74,19 +74,21 @@ def test_noalias_detector_tells_the_fallback_apart():
 
 
 def test_kernel_arguments_by_name():
-    """The kernel is called by name: the workspace's fields are kernel parameters, each its
-    own allocation, and a missing or unknown name fails with the names."""
+    """The kernel is called by name with its argument groups; a missing or unknown name
+    fails with the names, and two arrays that share memory, in any group, are refused
+    before the noalias kernel could read one through the other."""
     kernel = compiled_kernel(lane_groups(len(CURVES))[1])
-    parameters = kernel_parameters(kernel)
+    assert kernel_parameters(kernel) == ("world", "algorithm", "outputs", "workspace", "t_first", "t_last")
     workspace = Workspace.allocate(n_agents=5, n_edges=7, lanes=3, dtype=np.float32)
-    arrays = workspace.arguments()
-    assert set(arrays) <= set(parameters)
+    arrays = workspace._asdict()
     assert not any(np.may_share_memory(a, b) for i, a in enumerate(arrays.values())
                    for b in list(arrays.values())[i + 1:])
-    with pytest.raises(ValueError, match="distinct"):
-        Workspace(**(arrays | {"error_next": arrays["error"]}))
-    with pytest.raises(TypeError, match=r"missing \['agent_means'.*unknown \['bogus'\]"):
-        call_kernel(kernel, {name: None for name in parameters if name != "agent_means"} | {"bogus": 0})
+    with pytest.raises(ValueError, match=r"distinct.*workspace\.error and workspace\.error_next"):
+        call_kernel(kernel, {"world": None, "algorithm": None, "outputs": None, "t_first": 1, "t_last": 1,
+                             "workspace": workspace._replace(error_next=workspace.error)})
+    with pytest.raises(TypeError, match=r"missing \['outputs'\].*unknown \['bogus'\]"):
+        call_kernel(kernel, {"world": None, "algorithm": None, "workspace": workspace, "t_first": 1, "t_last": 1,
+                             "bogus": 0})
 
 
 @pytest.mark.parametrize("mixed", [False, True])
@@ -123,8 +125,12 @@ def test_large_graph_layout_prefetches():
     signature = compiled_kernel(lanes).signatures[0]
     for large in (False, True):
         fresh = build_kernel(lanes, cache=False, large=large)
+        workspace = signature[kernel_parameters(fresh).index("workspace")]
+        fields = list(workspace.types)
+        if large:
+            fields[Workspace._fields.index("accepted")] = numba.types.Array(numba.types.uint8, 1, "C")
         layout_signature = tuple(
-            numba.types.Array(numba.types.uint8, 1, "C") if large and name == "accepted" else arg
+            numba.types.NamedTuple(fields, Workspace) if name == "workspace" else arg
             for name, arg in zip(kernel_parameters(fresh), signature, strict=True)
         )
         fresh.compile(layout_signature)

@@ -13,15 +13,18 @@ import networkx as nx
 import pytest
 
 import colme
-from colme.engines import Engine, missing_hooks
+from colme.engines import Engine, PanelDrawn
 from colme.registry import ENGINES, EngineContractError, Registry
 
 PACKAGE = Path(colme.__file__).resolve().parent
 ROOT = Path(__file__).resolve().parents[2]
 
-#: What a function-local import may defer: compiled kernels, plotting, SciPy's optimiser.
+#: What a function-local import may defer: compiled kernels (and the compiled replay of data
+#: files with the stream it reads, ``colme.replay``, ``colme.ccolme.randoms``), plotting,
+#: SciPy's optimiser.
 HEAVY = re.compile(
-    r"^(matplotlib|seaborn|scipy|numba|llvmlite|colme\.plotting|colme\.(\w+\.)?(kernel|plots|figures))\b"
+    r"^(matplotlib|seaborn|scipy|numba|llvmlite|colme\.plotting|colme\.replay|colme\.ccolme\.randoms"
+    r"|colme\.(\w+\.)?(kernel|plots|figures))\b"
 )
 
 
@@ -95,13 +98,13 @@ def test_importing_the_configuration_loads_no_kernel():
         "print(' '.join(m for m in sys.modules if m.startswith('colme')))"
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    kernels = [m for m in loaded if re.search(r"\b(kernel|codegen|randoms|template|plots|plotting)$", m)]
+    kernels = [m for m in loaded if re.search(r"\b(kernel|codegen|randoms|replay|template|plots|plotting)$", m)]
     assert not kernels, f"importing colme.config loads {kernels}"
     assert "colme.config" in loaded
 
 
-class Incomplete(Engine):
-    """Tables and a subtitle, but neither a panel style nor its own drawing."""
+class Incomplete(PanelDrawn, Engine):
+    """Tables and a subtitle, but no panel style for its panel."""
 
     name = "incomplete"
     figure_schema = "incomplete_figure"
@@ -116,22 +119,35 @@ class Incomplete(Engine):
 class Drawn(Incomplete):
     name = "drawn"
 
-    def draw(self, table, meta, title, pdf, png):
+    def panel_style(self, table):
         raise AssertionError("never called")
 
 
-def test_an_engine_without_a_required_hook_is_refused_naming_it():
+class Undrawn(Engine):
+    """Tables and a subtitle, but no drawing at all."""
+
+    name = "undrawn"
+    figure_schema = "undrawn_figure"
+    tables = Incomplete.tables
+    subtitle = Incomplete.subtitle
+
+
+def test_an_engine_without_a_required_hook_cannot_be_made_naming_it():
+    with pytest.raises(TypeError, match=r"abstract class Incomplete .*panel_style"):
+        Incomplete()
+    with pytest.raises(TypeError, match=r"abstract class Undrawn .*draw"):
+        Undrawn()
     registry = Registry()
-    with pytest.raises(EngineContractError, match=r"engine 'incomplete' .*required hook\(s\) \['panel_style'\]"):
-        registry.register(Incomplete())
-    assert "incomplete" not in registry
-    registry.register(Drawn())  # its own drawing: no panel style needed
+    registry.register(Drawn())
     assert list(registry) == ["drawn"]
+    with pytest.raises(EngineContractError, match=r"engine 'drawn' registered under another name, 'other'"):
+        registry["other"] = Drawn()
 
 
 def test_every_registered_engine_meets_the_contract():
     for name, engine in ENGINES.items():
-        assert engine.name == name and not missing_hooks(engine)
+        assert engine.name == name and isinstance(engine, Engine)
+        assert not type(engine).__abstractmethods__
 
 
 def test_an_old_engine_name_is_accepted_with_a_warning():

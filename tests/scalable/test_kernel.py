@@ -7,37 +7,14 @@ import math
 
 import numpy as np
 import pytest
+from reference import law_draws as draws
 
-from colme.ccolme.randoms import _GOLDEN, _mix_uniform, run_key
-from colme.populations import DataLaw, Population, centred_sample
-from colme.privacy import unit_laplace
+from colme.ccolme.randoms import run_key
+from colme.populations import DataLaw, Population
 from colme.scalable.kernel import link_arrays, optimistic_radius, simulate_scalable_runs
 from colme.scalable.spec import DIAGNOSTICS, WEIGHTS, ScalableCurve, ScalableSpec
 
 POPULATION = Population(means=(0.0, 1.0), laws=(DataLaw(sigma=0.5), DataLaw(sigma=0.3)))
-
-
-def draws(population, classes, key, t_max):
-    """(t_max, M) samples and unit noise draws, in the documented order
-    (colme.ccolme.randoms: n = 2((t - 1) M + a) + 1 for the data, + 2 for the noise)."""
-    laws = population.kernel_laws()
-    means = population.agent_means(classes)
-    n = len(classes)
-    samples, noise = np.empty((t_max, n)), np.empty((t_max, n))
-    with np.errstate(over="ignore"):  # the counter wraps around mod 2^64, as in the kernel
-        _draw(laws, means, classes, key, samples, noise)
-    return samples, noise
-
-
-def _draw(laws, means, classes, key, samples, noise):
-    t_max, n = samples.shape
-    for t, a in itertools.product(range(t_max), range(n)):
-        c = classes[a]
-        first = np.uint64(key) + np.uint64(2 * (t * n + a) + 1) * _GOLDEN
-        u = _mix_uniform(first)
-        samples[t, a] = means[a] + centred_sample(u, laws["law_code"][c], laws["law_a0"][c], laws["law_a1"][c],
-                                                  laws["law_a2"][c], laws["quantiles"][c])
-        noise[t, a] = unit_laplace(_mix_uniform(first + _GOLDEN))
 
 
 def reference(spec, curve, classes, edges, key, ranks=None, per_agent=False):

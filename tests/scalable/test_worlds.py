@@ -101,7 +101,7 @@ def test_the_union_bound_counts_each_runs_directed_links():
     original = kernel.call_kernel
 
     def spy(function, arguments):
-        seen.append(arguments["log_links"])
+        seen.append(arguments["world"].log_links)
         original(function, arguments)
 
     kernel.call_kernel = spy

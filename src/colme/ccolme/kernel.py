@@ -17,12 +17,14 @@ implements, are listed once, in ``choices.py`` (and recorded in every figure's m
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from typing import NamedTuple
 
 import numpy as np
 
-from .._jit import call_kernel, check_distinct
+from .._jit import call_kernel
+from ..datafiles import DataArrays
 from ..graphs import csr_neighbours, valid_edges
+from ..populations import KernelLaws
 from ..progress import Progress, time_segments
 from ..timegrid import checked_t_record
 from .codegen import compiled_kernel
@@ -51,14 +53,80 @@ def lane_groups(n_curves: int) -> tuple[int, int]:
 BLOCKS = {"floor10": (0.1, 0.0), "theory": (1.0, -1.0)}
 
 
-@dataclass(frozen=True)
-class Workspace:
-    """The kernel's scratch arrays, allocated once per call of ``simulate_runs``.
+class RunWorld(NamedTuple):
+    """The kernel's first argument group: one run's world.  Its graph in CSR form, with
+    unsigned indices (no negative-index wraparound in the kernel) and rows premultiplied by
+    the lanes: ``indptr``, ``upper`` (each agent's first neighbour above it),
+    ``neighbour_row`` and ``edge_row`` per directed edge, ``offset`` = mu_a - mu_b and
+    ``same`` (classmates) per directed edge; the agents' true means ``agent_means`` and
+    classes ``agent_class``; the stream ``key`` (``randoms.run_key``); the ``degree`` of the
+    radius's union bound (``run_degree``); the classes' ``laws`` and the shared law's
+    ``half_width`` and ``sigma`` (the shared kernel's, whose classes all have them); in a
+    world from a data file, the agents' centred samples (``data``, ``DataArrays.of``)."""
 
-    The field names are the kernel's parameter names (``arguments()`` passes them by name).
-    Each field is its own allocation, so the no-alias promise of ``jit_noalias`` holds by
-    construction (``__post_init__`` checks it).
-    """
+    indptr: np.ndarray
+    upper: np.ndarray
+    neighbour_row: np.ndarray
+    edge_row: np.ndarray
+    offset: np.ndarray
+    same: np.ndarray
+    agent_means: np.ndarray
+    agent_class: np.ndarray
+    key: np.uint64
+    degree: float
+    laws: KernelLaws
+    half_width: float
+    sigma: float
+    data: DataArrays
+
+
+class LaneCurves(NamedTuple):
+    """The kernel's second argument group: the algorithm, one lane group's curves.  Per lane,
+    the keys of ``PanelSpec.curve_arrays`` (``rule`` code, ``by_class``, ``rule_params``,
+    ``sigma_dp``, ``beta_pair``, ``theta_k``); a mixed panel's agent profiles and profile
+    pairs (``PanelSpec.agent_profiles`` and ``profile_arrays``; zeros, unread, in the shared
+    kernel); the panel's options: ``weight_params``, the state's ``one``, the alpha
+    schedule's ``block_scale`` and ``block_shift`` (``BLOCKS``), its resets."""
+
+    rule: np.ndarray
+    by_class: np.ndarray
+    rule_params: np.ndarray
+    sigma_dp: np.ndarray
+    beta_pair: np.ndarray
+    theta_k: np.ndarray
+    agent_noise: np.ndarray
+    profile_row: np.ndarray
+    profile_col: np.ndarray
+    pair_sigma_a: np.ndarray
+    pair_sigma_b: np.ndarray
+    pair_beta: np.ndarray
+    pair_noise_a: np.ndarray
+    pair_noise_b: np.ndarray
+    weight_params: np.ndarray
+    one: np.floating
+    block_scale: np.floating
+    block_shift: np.floating
+    per_agent_reset: np.floating
+    global_reset: np.floating
+
+
+class Records(NamedTuple):
+    """The kernel's third argument group: what it records, at the times ``t_record``: the
+    MSE ``mse_out`` (lanes, T), the ``DIAGNOSTICS`` ``diagnostics_out`` (lanes, 3, T) and,
+    in a grouped panel, each group's sum of squared errors ``group_out`` (lanes, G, T), agent
+    a of lane c in group ``group_row[a * lanes + c] / lanes`` (``PanelSpec.agent_groups``)."""
+
+    t_record: np.ndarray
+    group_row: np.ndarray
+    mse_out: np.ndarray
+    diagnostics_out: np.ndarray
+    group_out: np.ndarray
+
+
+class Workspace(NamedTuple):
+    """The kernel's last argument group: its scratch arrays, allocated once per call of
+    ``simulate_runs``, each its own allocation (``call_kernel`` checks it: the kernel is
+    compiled with ``jit_noalias``)."""
 
     accepted: np.ndarray  # per undirected edge and lane: b in C_a^(t) (1 or 0)
     clock: np.ndarray  # per agent and lane: the alpha clock tau
@@ -98,13 +166,6 @@ class Workspace:
             noise_sum=np.zeros(n_agents),
             group_squared=np.zeros(n_groups * lanes),
         )
-
-    def __post_init__(self):
-        check_distinct(self.arguments(), "Workspace")
-
-    def arguments(self) -> dict[str, np.ndarray]:
-        """The arrays by kernel parameter name (not ``dataclasses.asdict``, which copies)."""
-        return {field.name: getattr(self, field.name) for field in fields(self)}
 
 
 def run_degree(spec: PanelSpec, n_edges: int) -> float:
@@ -192,7 +253,8 @@ def simulate_runs(
         raise ValueError(f"a panel grouped by {spec.groups} needs group_sums and group_counts to fill")
     n_groups = max(spec.n_groups, 1)
     workspace = Workspace.allocate(spec.n_agents, edges.shape[1], lanes, dtype, n_profiles**2, large, n_groups)
-    kernel = compiled_kernel(lanes, mixed, large, spec.decision_rules(), weights, grouped)
+    file = spec.population.streams is not None
+    kernel = compiled_kernel(lanes, mixed, large, spec.decision_rules(), weights, grouped, file)
     if progress is not None:
         progress.begin(n_runs * groups * spec.t_max)
     mse = np.empty((n_runs, padded, len(t_record)))
@@ -202,16 +264,15 @@ def simulate_runs(
     ungrouped = np.zeros(lanes, dtype=np.uint64)  # the group_row an ungrouped kernel never reads
     population = spec.population
     shared = population.laws[0]  # read by the shared kernel only, whose classes all have it
-    panel = population.kernel_laws() | {
-        "half_width": shared.half_width,
-        "sigma": shared.sigma,
+    laws = population.kernel_laws()
+    data = DataArrays.of(population.streams, centred=True)  # the kernel holds errors from the means
+    options = {
         "weight_params": weights.param_array(),
         "one": dtype(1),
         "block_scale": dtype(block_scale),
         "block_shift": dtype(block_shift),
         "per_agent_reset": dtype(spec.alpha_reset == "per_agent"),
         "global_reset": dtype(spec.alpha_reset == "global"),
-        "t_record": t_record,
     }
     # Per lane group of a mixed panel: each profile's sigma_DP and the pair table, once.
     group_noise = {first: spec.profile_noise(padded_curves[first:first + lanes])
@@ -228,47 +289,52 @@ def simulate_runs(
             return_inverse=True,
         )
         mu = population.agent_means(classes[run]) if agent_means is None else agent_means[run]
-        # Unsigned indices (no negative-index wraparound in the kernel), rows premultiplied.
-        graph = {
-            "indptr": indptr.astype(np.uint64),
-            "upper": upper.astype(np.uint64),
-            "neighbour_row": (neighbours * lanes).astype(np.uint64),
-            "edge_row": (edge_id.reshape(-1) * lanes).astype(np.uint64),
-            "offset": (mu[heads] - mu[neighbours]).astype(dtype),
-            "same": (classes[run][heads] == classes[run][neighbours]).astype(dtype),
-            "agent_means": mu,
-            "agent_class": classes[run].astype(np.int64),
-            "key": np.uint64(run_key(generators[run])),
-            "degree": run_degree(spec, len(run_edges)),
-        }
+        world = RunWorld(
+            indptr=indptr.astype(np.uint64),
+            upper=upper.astype(np.uint64),
+            neighbour_row=(neighbours * lanes).astype(np.uint64),
+            edge_row=(edge_id.reshape(-1) * lanes).astype(np.uint64),
+            offset=(mu[heads] - mu[neighbours]).astype(dtype),
+            same=(classes[run][heads] == classes[run][neighbours]).astype(dtype),
+            agent_means=mu,
+            agent_class=classes[run].astype(np.int64),
+            key=np.uint64(run_key(generators[run])),
+            degree=run_degree(spec, len(run_edges)),
+            laws=laws,
+            half_width=shared.half_width,
+            sigma=shared.sigma,
+            data=data,
+        )
         ranks = None if privacy_ranks is None else privacy_ranks[run]
         for first in range(0, padded, lanes):
             group = slice(first, first + lanes)
-            outputs = {
-                "mse_out": np.empty((lanes, len(t_record))),
-                "diagnostics_out": np.empty((lanes, len(DIAGNOSTICS), len(t_record))),
-                "group_out": np.zeros((lanes, n_groups, len(t_record))),
-            }
             curves = {name: value[group].copy() for name, value in params.items()}
             group_curves = padded_curves[group]
+            group_row = ungrouped
             if grouped:
                 agent_groups = np.stack(
                     [spec.agent_groups(c, classes[run], ranks, indptr, neighbours) for c in group_curves], axis=1)
-                curves["group_row"] = (agent_groups * lanes).astype(np.uint64).reshape(-1)
+                group_row = (agent_groups * lanes).astype(np.uint64).reshape(-1)
                 counts[run, group] = [np.bincount(g, minlength=n_groups) for g in agent_groups.T]
-            else:
-                curves["group_row"] = ungrouped
             if mixed:
                 profiles = spec.agent_profiles(group_curves, group_noise[first], classes[run], ranks)
                 curves |= pair_tables[first] | profiles
             else:
                 curves |= unmixed
-            arguments = graph | curves | panel | outputs | workspace.arguments()
+            outputs = Records(
+                t_record=t_record,
+                group_row=group_row,
+                mse_out=np.empty((lanes, len(t_record))),
+                diagnostics_out=np.empty((lanes, len(DIAGNOSTICS), len(t_record))),
+                group_out=np.zeros((lanes, n_groups, len(t_record))),
+            )
+            arguments = {"world": world, "algorithm": LaneCurves(**curves, **options), "outputs": outputs,
+                         "workspace": workspace}
             for t_first, t_last in time_segments(spec.t_max, progress, f"run {run + 1}/{n_runs}"):
                 call_kernel(kernel, arguments | {"t_first": t_first, "t_last": t_last})
-            mse[run, group] = outputs["mse_out"]
-            rates[run, group] = outputs["diagnostics_out"]
-            sums[run, group] = outputs["group_out"]
+            mse[run, group] = outputs.mse_out
+            rates[run, group] = outputs.diagnostics_out
+            sums[run, group] = outputs.group_out
     if diagnostics is not None:
         diagnostics[...] = rates[:, :n_curves]
     if grouped:

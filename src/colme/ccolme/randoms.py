@@ -20,13 +20,18 @@ _S30, _S27, _S31, _S11 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(
 _TWO_M53 = 2.0**-53
 
 
+@numba.njit(cache=True, inline="always")
+def _mix64(x):
+    """SplitMix64's output function of the counter value ``x``, a 64-bit integer."""
+    z = (x ^ (x >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    return z ^ (z >> _S31)
+
+
 @numba.njit(cache=True)
 def _mix_uniform(x):
     """SplitMix64's output function of the counter value ``x``, as a uniform in [0, 1)."""
-    z = (x ^ (x >> _S30)) * _MIX1
-    z = (z ^ (z >> _S27)) * _MIX2
-    z = z ^ (z >> _S31)
-    return np.float64(z >> _S11) * _TWO_M53
+    return np.float64(_mix64(x) >> _S11) * _TWO_M53
 
 
 def run_key(generator: np.random.Generator) -> int:

@@ -13,8 +13,9 @@ per directed edge (0 between agents with equal means): exact in real arithmetic.
 |(X~_a - mu_a) - (X~_b - mu_b) + offset_ab| = |X~_a - X~_b| to the threshold; offset_ba =
 -offset_ab makes it symmetric bit for bit.
 
-The kernel is only ever called by keyword (``call_kernel``): the order of its parameter
-list binds no caller, and Workspace's field names are its scratch parameters' names.
+The kernel takes four argument groups (``kernel.py``'s named tuples: the run's world, the
+lane group's curves, its outputs, its workspace), each unpacked by its fields' names, and
+is only ever called by keyword (``call_kernel``).
 Its draws are ``randoms.py``'s; ``codegen.py`` compiles the generated module.
 """
 
@@ -50,14 +51,18 @@ def start_run(agent_means, one, sample_sum, noise_sum, accepted, clock, error):
 
 
 @step
-def receive(counter, half_width, agent_class, law_code, law_a0, law_a1, law_a2, quantiles, sample_sum, noise_sum):
+def receive(counter, t, key, half_width, agent_class, law_code, law_a0, law_a1, law_a2, quantiles, data_values,
+            data_start, data_count, replay, sample_sum, noise_sum):
     """Lines 3-4: each agent's new sample x_a^(t) - mu_a and standard Laplace noise draw,
-    accumulated (sample_sum[a] = sum of x_a - mu_a); returns the stream counter."""
+    accumulated (sample_sum[a] = sum of x_a - mu_a); returns the stream counter.  A world
+    from a data file replays its agents' centred samples (``replay.replay_index``) in
+    place of the law's draw, whose uniform the bootstrap reads."""
     for a in range(sample_sum.shape[0]):
         counter += GOLDEN
         sample_sum[a] += half_width * (2.0 * mix_uniform(counter) - 1.0)  #:shared
-        c = agent_class[a]  #:mixed
-        sample_sum[a] += centred_sample(mix_uniform(counter), law_code[c], law_a0[c], law_a1[c], law_a2[c], quantiles[c])  #:mixed
+        c = agent_class[a]  #:law
+        sample_sum[a] += centred_sample(mix_uniform(counter), law_code[c], law_a0[c], law_a1[c], law_a2[c], quantiles[c])  #:law
+        sample_sum[a] += data_values[data_start[a] + replay_index(t - 1, data_count[a], replay, key, a, mix_uniform(counter))]  #:file
         counter += GOLDEN
         noise_sum[a] += unit_laplace(mix_uniform(counter))
     return counter
@@ -237,30 +242,21 @@ def record_diagnostics(column, indptr, upper, edge_row, same, one, accepted, fli
     diagnostics_out[@, 2, column] = changed@ / n_agents
 
 
-def kernel(
-    # The run: its graph (CSR; rows premultiplied by LANES), classes, means, stream key.
-    indptr, upper, neighbour_row, edge_row, offset, same, agent_means, key,
-    # The lane group's curves (keys of PanelSpec.curve_arrays).
-    rule, by_class, rule_params, sigma_dp, beta_pair, theta_k,
-    # Mixed panels only (``kernel_source(lanes, mixed=True)``; ``PanelSpec.agent_profiles``
-    # and ``profile_arrays``): each class's law, each agent's noise level and profile
-    # row/column per lane, and the parameters of each profile pair's threshold per lane.
-    agent_class, law_code, law_a0, law_a1, law_a2, quantiles, agent_noise, profile_row,
-    profile_col, pair_sigma_a, pair_sigma_b, pair_beta, pair_noise_a, pair_noise_b,
-    # The panel's population, options and recorded times; this call runs t_first..t_last
-    # (t_first = 1 starts the run; a later call resumes it from the scratch arrays).
-    half_width, sigma, degree, weight_params, one, block_scale, block_shift,
-    per_agent_reset, global_reset, t_record, t_first, t_last,
-    # Grouped panels only (``kernel_source(lanes, grouped=True)``): each agent's group per
-    # lane, premultiplied by LANES (``PanelSpec.agent_groups``).
-    group_row,
-    # Outputs (``group_out``: grouped panels only).
-    mse_out, diagnostics_out, group_out,
-    # Scratch: the fields of Workspace.
-    accepted, clock, noisy, error, error_next, set_size, weight_cap, flips, threshold,
-    pair_threshold, sample_sum, noise_sum, group_squared,
-):
-    """Algorithm 1 of Private-C-ColME for one run and one lane group, steps t_first..t_last."""
+def kernel(world, algorithm, outputs, workspace, t_first, t_last):
+    """Algorithm 1 of Private-C-ColME for one run and one lane group, steps t_first..t_last
+    (t_first = 1 starts the run; a later call resumes it from the workspace).  Argument
+    groups (``kernel.py``): the run's ``RunWorld``, the lane group's ``LaneCurves``, the
+    ``Records`` it writes and the ``Workspace``; each is unpacked by its fields' names."""
+    indptr, upper, neighbour_row, edge_row, offset, same, agent_means, agent_class, key, degree, laws, half_width, \
+        sigma, data = world
+    law_code, law_a0, law_a1, law_a2, quantiles = laws
+    data_values, data_start, data_count, replay = data
+    rule, by_class, rule_params, sigma_dp, beta_pair, theta_k, agent_noise, profile_row, profile_col, pair_sigma_a, \
+        pair_sigma_b, pair_beta, pair_noise_a, pair_noise_b, weight_params, one, block_scale, block_shift, \
+        per_agent_reset, global_reset = algorithm
+    t_record, group_row, mse_out, diagnostics_out, group_out = outputs
+    accepted, clock, noisy, error, error_next, set_size, weight_cap, flips, threshold, pair_threshold, sample_sum, \
+        noise_sum, group_squared = workspace
     n_agents = sample_sum.shape[0]
     if t_first == 1:
         start_run(agent_means, one, sample_sum, noise_sum, accepted, clock, error)
@@ -270,8 +266,8 @@ def kernel(
     while t_record[next_record] < t_first:
         next_record += 1
     for t in range(t_first, t_last + 1):
-        counter = receive(counter, half_width, agent_class, law_code, law_a0, law_a1, law_a2, quantiles,
-                          sample_sum, noise_sum)
+        counter = receive(counter, t, key, half_width, agent_class, law_code, law_a0, law_a1, law_a2, quantiles,
+                          data_values, data_start, data_count, replay, sample_sum, noise_sum)
         set_thresholds(t, rule, sigma_dp, beta_pair, theta_k, rule_params, pair_sigma_a, pair_sigma_b, pair_beta,
                        pair_noise_a, pair_noise_b, sigma, degree, n_agents, threshold, pair_threshold)
         publish(t, sigma_dp, agent_noise, one, sample_sum, noise_sum, noisy, set_size, flips)
@@ -291,7 +287,8 @@ def kernel(
 PREFETCH_AHEAD = 4
 
 
-def kernel_source(lanes: int, mixed: bool = False, large: bool = False, grouped: bool = False) -> str:
+def kernel_source(lanes: int, mixed: bool = False, large: bool = False, grouped: bool = False,
+                  file: bool = False) -> str:
     """The kernel's Python source for ``lanes`` curves (lane lines unrolled).
 
     Lines tagged ``#:shared`` are the paper's panels (one law and sigma for all agents, one
@@ -303,11 +300,16 @@ def kernel_source(lanes: int, mixed: bool = False, large: bool = False, grouped:
     48; ``kernel.Workspace.allocate``) and software prefetch of the rows the agent
     ``PREFETCH_AHEAD`` places on will read.  ``#:grouped`` lines, kept only for panels
     that record the MSE per group (``PanelSpec.groups``), sum each group's squared errors
-    at the recorded times: a panel without groups runs the kernel it always ran.
+    at the recorded times: a panel without groups runs the kernel it always ran.  In the
+    mixed kernel, ``#:law`` lines draw each agent's sample from its class's law and
+    ``#:file`` lines replace them in a world from a data file (``file``): the agent's
+    centred samples replayed (``replay.replay_index``).
     Everything else is one source for all.
     """
+    if file and not mixed:
+        raise ValueError("a world from a data file runs the mixed kernel (its classes' laws are the file's)")
     tags = {"#:mixed": mixed, "#:shared": not mixed, "#:large": large, "#:small": not large,
-            "#:grouped": grouped}
+            "#:grouped": grouped, "#:law": mixed and not file, "#:file": file}
 
     def lane(text: str, c: int) -> str:
         return text.replace("U@", f"U{c}").replace("@", str(c))
@@ -338,10 +340,9 @@ def dispatch_source(rules) -> str:
         "def acceptance_threshold(rule, t, sigma_a, sigma_b, sigma_dp_a, sigma_dp_b, beta_pair, theta, degree,",
         "                         n_agents, rule_params, lane):",
     ]
+    arguments = ("t", "sigma_a", "sigma_b", "sigma_dp_a", "sigma_dp_b", "beta_pair", "theta", "degree", "n_agents")
     for index, rule in enumerate(rules):
-        own = "".join(f", rule_params[lane, {j}]" for j in range(len(rule.params)))
-        call = (f"rule_{index}(t, sigma_a, sigma_b, sigma_dp_a, sigma_dp_b, beta_pair, theta, degree, "
-                f"n_agents{own})")
+        call = rule.kernel_call(f"rule_{index}", arguments, "rule_params", "lane, ")
         if index < len(rules) - 1:
             lines += [f"    if rule == {index}:", f"        return {call}"]
         else:
@@ -353,20 +354,19 @@ def weights_source(weights) -> str:
     """``mixing_cap``, the generated kernel's cap q_a of an agent's set size (``decide``):
     the figure's weight rule (``PanelSpec.mixing_weights``, ``weight_rules``) compiled into
     the kernel, called with the fixed arguments and its parameters (``weight_params``)."""
-    own = "".join(f", weight_params[{j}]" for j in range(len(weights.params)))
     return "\n".join([
         *weights.kernel_import("weight_rule").splitlines(),
         "@step",
         "def mixing_cap(size, degree, n_agents, weight_params):",
-        f"    return weight_rule(size, degree, n_agents{own})",
+        f"    return {weights.kernel_call('weight_rule', ('size', 'degree', 'n_agents'), 'weight_params')}",
     ]) + "\n"
 
 
 def kernel_module_source(lanes: int, mixed: bool = False, large: bool = False, rules=None, weights=None,
-                         grouped: bool = False) -> str:
+                         grouped: bool = False, file: bool = False) -> str:
     """A Python module defining ``kernel``, the no-alias compiled kernel for ``lanes`` curves
     (``mixed``: agents that differ; ``large``: the layout for large graphs; ``grouped``: the
-    MSE per group too; ``kernel_source``)
+    MSE per group too; ``file``: data from a file; ``kernel_source``)
     with the panel's decision ``rules`` compiled in (``dispatch_source``; default: the
     built-in ones, codes 0, 1, 2 for oracle, bernstein, optimistic) and its mixing
     ``weights`` (``weights_source``; default: the built-in ones, eq. (2) or Metropolis by
@@ -379,7 +379,7 @@ def kernel_module_source(lanes: int, mixed: bool = False, large: bool = False, r
     names = ", ".join(rule.name for rule in rules)
     return (
         f'"""Generated by {package}.template.kernel_module_source({lanes}, mixed={mixed}, large={large}, '
-        f'grouped={grouped}) '
+        f'grouped={grouped}, file={file}) '
         f'for the rules {names} and the weight rule {weights.function}: do not edit."""\n'
         "import numba\n"
         "import numpy as np\n"
@@ -389,10 +389,11 @@ def kernel_module_source(lanes: int, mixed: bool = False, large: bool = False, r
         f"from {root}.user_code import load_function\n"
         f"from {root}.privacy import unit_laplace\n"
         f"from {root}.populations import centred_sample\n"
+        f"from {root}.replay import replay_index\n"
         "step = numba.njit(inline='always', error_model='numpy')\n"
         f"LANES = np.uint64({lanes})\n{constants}\nPREFETCH_AHEAD = {PREFETCH_AHEAD}\n"
         + dispatch_source(rules)
         + weights_source(weights)
-        + kernel_source(lanes, mixed, large, grouped)
+        + kernel_source(lanes, mixed, large, grouped, file)
         + "kernel = jit_noalias(kernel, cache=CACHE, slp_vectorize=True)\n"
     )

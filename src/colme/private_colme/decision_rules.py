@@ -45,14 +45,12 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import ClassVar
 
-import numba
 from scipy.special import ndtri
 
 from ..errors import ConfigError
-from ..user_code import UserFunction, load_function, probe_values, user_function
+from ..user_code import UserFunction, probe_values, user_function
 from .variance import student_t_quantile, welch_dof
 
 #: The arguments every Private-ColME decision rule takes first, in this order.
@@ -85,31 +83,20 @@ class PrivateDecisionRule(UserFunction):
                          *self.values)
 
     def kernel_binding(self) -> str:
-        """The kernel module's line binding ``decision_rule`` (``kernel.py`` holds the
-        paper's; a researcher's kernel is that module with this line in its place, so an
-        edited file, by its digest, makes another kernel)."""
-        path = None if self.file is None else str(Path(self.file).resolve())
-        return (f"decision_rule = rule_call({self.function!r}, {len(self.params)}, {path!r}, {self.sha256!r})"
-                "  # the decision rule (decision_rules.py)")
+        """The kernel module's lines binding ``decision_rule(*ARGUMENTS, rule_params)``
+        (``kernel.run_function`` generates the module): the rule, bound by
+        ``kernel_import``, called with its own parameters ``rule_params[0 .. n - 1]``
+        (``kernel_call``), so an edited file, by its digest, makes another kernel."""
+        return "\n".join([
+            self.kernel_import("rule_function"),
+            "@step",
+            f"def decision_rule({', '.join(ARGUMENTS)}, rule_params):",
+            f"    return {self.kernel_call('rule_function', ARGUMENTS, 'rule_params')}",
+        ])
 
 
 #: The paper's rule, the default of every Private-ColME figure.
 PAPER = PrivateDecisionRule("paper_test", "paper_test")
-
-
-def rule_call(function: str, n_params: int, file: str | None = None, sha256: str = ""):
-    """The rule ``function`` (of this module, or of ``file`` with that digest) compiled for
-    the kernel as ``decision_rule(*ARGUMENTS, rule_params)``: its own parameters are
-    ``rule_params[0 .. n_params - 1]`` (one kernel per function and parameter count,
-    whatever their values)."""
-    code = globals()[function] if file is None else load_function(file, function, sha256)
-    rule = numba.njit(inline="always", error_model="numpy")(code)
-    own = "".join(f", rule_params[{index}]" for index in range(n_params))
-    source = (f"def decision_rule({', '.join(ARGUMENTS)}, rule_params):\n"
-              f"    return rule({', '.join(ARGUMENTS)}{own})\n")
-    namespace = {"rule": rule}
-    exec(compile(source, f"<decision rule {function}>", "exec"), namespace)
-    return numba.njit(inline="always", error_model="numpy")(namespace["decision_rule"])
 
 
 #: Points of (t, own_var, other_var, other_count, known) at which a rule is probed before

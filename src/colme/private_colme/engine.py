@@ -11,6 +11,7 @@ from ..engines import (
     NO_PAIRS,
     Engine,
     FigureTables,
+    PanelDrawn,
     SimulatedEngine,
     population,
     population_summary,
@@ -19,6 +20,7 @@ from ..engines import (
 from ..errors import ConfigError
 from ..timegrid import figure_grid
 from ..user_code import with_digest
+from ..world import check_data
 from .choices import ORACLE, PER_CLASS_SIGMA, SIMULATION
 from .decision_rules import user_rule
 from .spec import DIAGNOSTICS, UNSUPPORTED_VARIANCE, ColmeCurve, ColmeSpec, variance_supported
@@ -108,6 +110,7 @@ class PrivateColmeEngine(SimulatedEngine):
     """Private-ColME (arXiv:2411.07094): all-to-all queries, p-sum releases, decision rule."""
 
     name = "private_colme"
+    reads_data_files = True
     schema = SCHEMA
     figure_schema = "private_colme_figure"
     interpretations = SIMULATION
@@ -117,6 +120,9 @@ class PrivateColmeEngine(SimulatedEngine):
         check_panel(settings, where)
         if settings.get("decision_rule"):
             user_rule(settings["decision_rule"], where)
+        data = settings["population"].get("data")
+        if data:  # a world from a data file (its checks are every world engine's)
+            check_data(data, settings, where, ("oracle",) if settings.get("oracle") else ())
 
     def numeric_params(self, settings: dict) -> dict:
         """The settings; an explicit curve list in place of the product, a researcher's
@@ -189,7 +195,7 @@ class PrivateColmeEngine(SimulatedEngine):
         return wall_minutes(seconds)
 
 
-class OracleEngine(Engine):
+class OracleEngine(PanelDrawn, Engine):
     """Private-ColME Proposition 3 (RR) and Remark 3 (rRR) with the oracle class estimator, exact."""
 
     name = "oracle"

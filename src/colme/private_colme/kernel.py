@@ -19,32 +19,87 @@ from __future__ import annotations
 
 import copy
 import math
-from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import NamedTuple
 
 import numba
 import numpy as np
 
-from .._jit import call_kernel, check_distinct, generated_module, jit_noalias
-from ..populations import centred_sample
+from .._jit import call_kernel, generated_module, jit_noalias
+from ..ccolme.randoms import run_key
+from ..datafiles import DataArrays
+from ..populations import KernelLaws, centred_sample
 from ..privacy import unit_laplace
 from ..progress import Progress, time_segments
+from ..replay import replay_index
 from ..timegrid import checked_t_record
-from .decision_rules import PAPER, PrivateDecisionRule, rule_call
+from .decision_rules import PAPER, PrivateDecisionRule
 from .mechanisms import DATA_COEF, LAST_TIME, NOISE_VAR, STATISTIC, VARIANCE, PairState, pm2_levels, release
 from .spec import DIAGNOSTICS, RETESTS, UNSUPPORTED_VARIANCE, ColmeSpec, decision_thresholds, variance_supported
 from .variance import BAYES_PRIORS, bayes_variance
 
-decision_rule = rule_call('paper_test', 0, None, '')  # the decision rule (decision_rules.py)
+#: The decision rule: bound only in the kernel modules ``run_function`` generates (this
+#: module's source with ``PrivateDecisionRule.kernel_binding`` in place of the next line).
+decision_rule = None
 
 
-@dataclass(frozen=True)
-class Workspace:
-    """One run of one curve: agent a's view of every sender b, and the pairs' release state.
+class RunWorld(NamedTuple):
+    """The kernel's first argument group: one run's world: the agents' ``classes`` and true
+    means ``agent_means``, the classes' data ``laws`` and variances ``class_sigma2``, the
+    run's stream ``key`` (``colme.ccolme.randoms.run_key``: the replay's permutations are
+    the other engines') and, in a world from a data file, the agents' samples (``data``)."""
 
-    The field names are the kernel's parameter names (``arguments()`` passes them by name);
-    each field is its own allocation (the kernel is compiled with ``jit_noalias``).
-    """
+    classes: np.ndarray
+    agent_means: np.ndarray
+    laws: KernelLaws
+    class_sigma2: np.ndarray
+    key: np.uint64
+    data: DataArrays
+
+
+class CurveArrays(NamedTuple):
+    """The kernel's second argument group: the algorithm, one curve
+    (``ColmeSpec.curve_arguments``) and the panel's options: ``schedule``
+    (``SCHEDULES``), ``mechanism``, ``weights`` (``mechanisms``), ``gaussian`` (else
+    Laplace) noise of standard deviation ``class_sigma_dp`` per p-sum and ``class_sigma_w``
+    per released partial variance, each the sender's class's, ``oracle`` (C_a = a's class),
+    ``scheme`` (``VARIANCE_SCHEMES``: 0 known variance, z-test and eq. (3); 1 Sch-Var-1,
+    2 Sch-Var-2, 3 Sch-Var-2 with eq. (19): Welch test and eq. (5)); ``every_step``
+    (``retest``), ``bayes_offset`` (eq. (19)'s prior), ``dof_from_count`` (Welch degrees
+    of freedom kappa - 1 instead of t_kappa - 1), ``drop_first`` (Sch-Var-2 without its
+    first query interval), the ``Thresholds`` (``theta``, ``z_lower``) and the decision
+    rule's own parameters ``rule_params`` (``decision_rules``)."""
+
+    schedule: int
+    mechanism: int
+    weights: int
+    gaussian: bool
+    oracle: bool
+    class_sigma_dp: np.ndarray
+    class_sigma_w: np.ndarray
+    scheme: int
+    every_step: bool
+    bayes_offset: float
+    dof_from_count: bool
+    drop_first: bool
+    theta: np.ndarray
+    z_lower: np.ndarray
+    rule_params: np.ndarray
+
+
+class Records(NamedTuple):
+    """The kernel's third argument group: the average MSE ``mse_out`` (T,) and the
+    ``DIAGNOSTICS`` ``diagnostics_out`` (3, T) at the times ``t_record``."""
+
+    t_record: np.ndarray
+    mse_out: np.ndarray
+    diagnostics_out: np.ndarray
+
+
+class Workspace(NamedTuple):
+    """The kernel's last argument group: one run of one curve, agent a's view of every
+    sender b and the pairs' release state, each array its own allocation (``call_kernel``
+    checks it: the kernel is compiled with ``jit_noalias``)."""
 
     chi: np.ndarray  # (M, M) uint8: chi_a(b), b in C_a
     stat: np.ndarray  # (M, M) T_{b->a}
@@ -80,42 +135,26 @@ class Workspace:
             pairs=PairState.new(n * n, levels),
         )
 
-    def __post_init__(self):
-        check_distinct(self.arguments(), "Workspace")
-
-    def arguments(self) -> dict[str, np.ndarray]:
-        """The arrays by kernel parameter name, the pairs' release state included."""
-        own = {field.name: getattr(self, field.name) for field in fields(self) if field.name != "pairs"}
-        return own | self.pairs.arguments()
-
 
 @jit_noalias(cache=True)
-def _simulate_colme_run(
-    classes, agent_means, law_code, law_a0, law_a1, law_a2, quantiles, class_sigma2,
-    schedule, mechanism, weights, gaussian, oracle, class_sigma_dp, class_sigma_w, scheme,
-    every_step, bayes_offset, dof_from_count, drop_first, theta, z_lower, rule_params, t_record, t_first, t_last,
-    rng, mse_out, diagnostics_out,
-    chi, stat, var, prec, sample_sum, sample_sq, fresh, fresh_w, pointer, estimates,
-    state, count, block_noise, block_coef,
-):
+def _simulate_colme_run(world, algorithm, outputs, workspace, rng, t_first, t_last):
     """One run of Algorithm 1 for one curve, every agent at once; writes the average MSE
     at ``t_record`` to ``mse_out`` and the ``DIAGNOSTICS`` to ``diagnostics_out`` (3, len).
 
-    Called by name only (``call_kernel``).  Instance: ``classes``, ``agent_means``; data
-    law per class (``colme.populations.centred_sample``'s ``law_code``, ``law_a0..2``,
-    ``quantiles``, indexed by class; uniform on mu_a +- L for the paper), variance
-    ``class_sigma2``.  Curve: ``schedule`` (``SCHEDULES``), ``mechanism``, ``weights``
-    (``mechanisms``), ``gaussian`` (else Laplace) noise of standard deviation
-    ``class_sigma_dp`` per p-sum and ``class_sigma_w`` per released partial variance, each
-    the sender's class's, ``oracle`` (C_a = a's class), ``scheme`` (``VARIANCE_SCHEMES``: 0 known
-    variance, z-test and eq. (3); 1 Sch-Var-1, 2 Sch-Var-2, 3 Sch-Var-2 with eq. (19): Welch
-    test and eq. (5)).  Panel: ``every_step`` (``retest``), ``bayes_offset`` (eq. (19)'s
-    prior), ``dof_from_count`` (Welch degrees of freedom kappa - 1 instead of t_kappa - 1),
-    ``drop_first`` (Sch-Var-2 without its first query interval), the ``Thresholds``, the
-    decision rule's own parameters ``rule_params`` (``decision_rules``) and ``t_record``.
-    The call runs t_first..t_last: t_first = 1 starts the run, a later call resumes it (the
-    ``Workspace`` and ``rng`` carry its state).  The rest is the ``Workspace``.
+    Called by name only (``call_kernel``), with four argument groups, each unpacked by its
+    fields' names: the run's ``RunWorld``, the curve's ``CurveArrays``, the ``Records`` it
+    writes and the ``Workspace``; ``rng`` is the run's data stream.  The call runs
+    t_first..t_last: t_first = 1 starts the run, a later call resumes it (the
+    ``Workspace`` and ``rng`` carry its state).
     """
+    classes, agent_means, laws, class_sigma2, key, data = world
+    law_code, law_a0, law_a1, law_a2, quantiles = laws
+    data_values, data_start, data_count, replay = data
+    schedule, mechanism, weights, gaussian, oracle, class_sigma_dp, class_sigma_w, scheme, every_step, bayes_offset, \
+        dof_from_count, drop_first, theta, z_lower, rule_params = algorithm
+    t_record, mse_out, diagnostics_out = outputs
+    chi, stat, var, prec, sample_sum, sample_sq, fresh, fresh_w, pointer, estimates, pairs = workspace
+    state, count, block_noise, block_coef = pairs
     n = classes.shape[0]
     known = scheme == 0
     first = 1 if drop_first and scheme >= 2 else 0  # Sch-Var-2 intervals left out
@@ -127,8 +166,8 @@ def _simulate_colme_run(
         next_record += 1
     for t in range(t_first, t_last + 1):
         # Receive (lines 4-6), with this step's noise draws
-        _receive(classes, agent_means, law_code, law_a0, law_a1, law_a2, quantiles, gaussian, rng,
-                 sample_sum, sample_sq, fresh, fresh_w)
+        _receive(t, classes, agent_means, law_code, law_a0, law_a1, law_a2, quantiles, data_values, data_start,
+                 data_count, replay, key, gaussian, rng, sample_sum, sample_sq, fresh, fresh_w)
         # Query (lines 7-11), and the test of the answering agent at t = t_kappa
         for a in range(n):
             b = _choose_agent(a, t, schedule, chi, pointer)
@@ -187,19 +226,26 @@ def _initialise(classes, oracle, chi, stat, var, prec, sample_sum, sample_sq, po
 
 
 @numba.njit(cache=True)
-def _receive(classes, agent_means, law_code, law_a0, law_a1, law_a2, quantiles, gaussian, rng,
-             sample_sum, sample_sq, fresh, fresh_w):
+def _receive(t, classes, agent_means, law_code, law_a0, law_a1, law_a2, quantiles, data_values, data_start,
+             data_count, replay, key, gaussian, rng, sample_sum, sample_sq, fresh, fresh_w):
     """Lines 5-6: each agent's sample X_a^(t) (mu_a plus a draw of its class's law: for
     the paper's uniform law mu_a + L (2u - 1), as ever), and the unit noise of the p-sum
     (and, for Sch-Var-1, of the partial variance) answering a's query this step, which
     the sender scales by its own sigma_DP.
 
     Draw order per agent: sample, normal, uniform (Laplace), normal, uniform: every curve
-    draws both noise laws, so all curves see the same stream (common random numbers).
+    draws both noise laws, so all curves see the same stream (common random numbers).  In
+    a world from a data file the sample is the agent's next replayed one
+    (``replay.replay_index``, keyed by the run's ``key`` as in the other engines; the
+    bootstrap reads the sample's uniform draw).
     """
     for a in range(agent_means.shape[0]):
         c = classes[a]
-        x = agent_means[a] + centred_sample(rng.random(), law_code[c], law_a0[c], law_a1[c], law_a2[c], quantiles[c])
+        u = rng.random()
+        if replay < 0:
+            x = agent_means[a] + centred_sample(u, law_code[c], law_a0[c], law_a1[c], law_a2[c], quantiles[c])
+        else:
+            x = data_values[data_start[a] + replay_index(t - 1, data_count[a], replay, key, a, u)]
         sample_sum[a] += x
         sample_sq[a] += x * x
         normal = rng.standard_normal()
@@ -369,18 +415,22 @@ def _estimate_variance(
     return np.inf
 
 
+#: The line of this module that a generated kernel module replaces by the rule's binding.
+RULE_LINE = "decision_rule = None\n"
+
+
 def run_function(rule: PrivateDecisionRule = PAPER):
-    """``_simulate_colme_run`` with ``rule`` compiled in: this module's for the paper's
-    test; for a researcher's rule, that of this module's source with the rule's binding
-    line in place of the paper's (``PrivateDecisionRule.kernel_binding``), generated and
+    """``_simulate_colme_run`` with ``rule`` compiled in (the paper's test by default): the
+    one way user code reaches a kernel (``colme.user_code``), a module generated from this
+    module's source with ``RULE_LINE`` bound to the rule (``kernel_binding``), written and
     cached by its digest (``colme._jit.generated_module``)."""
-    if rule.kernel_binding() == PAPER.kernel_binding():
-        return _simulate_colme_run
     here = Path(__file__).resolve()
     source = here.read_text()
-    if source.count(PAPER.kernel_binding()) != 1:
-        raise RuntimeError(f"{here} must bind the paper's decision rule exactly once: {PAPER.kernel_binding()!r}")
-    source = source.replace(PAPER.kernel_binding(), rule.kernel_binding()).replace("cache=True", "cache=CACHE")
+    if source.count(RULE_LINE) != 1:
+        raise RuntimeError(f"{here} must hold the decision rule's line exactly once: {RULE_LINE!r}")
+    binding = ("step = numba.njit(inline='always', error_model='numpy')\n"
+               "from ..user_code import load_function\n" + rule.kernel_binding() + "\n")
+    source = source.replace(RULE_LINE, binding).replace("cache=True", "cache=CACHE")
     calls = [here.with_name(name) for name in ("decision_rules.py", "mechanisms.py", "variance.py")]
     calls += [here.parent.parent / name for name in ("_jit.py", "user_code.py", "privacy.py", "populations.py")]
     module = generated_module("private_colme_kernel", source, calls, package=__package__,
@@ -417,26 +467,30 @@ def simulate_colme_runs(
     if diagnostics is None:
         diagnostics = np.empty((*mse.shape[:2], len(DIAGNOSTICS), len(t_record)))
     run_colme = run_function(spec.decision_rule)
-    panel = decision_thresholds(spec.theta0, spec.t_max)._asdict() | {
+    options = decision_thresholds(spec.theta0, spec.t_max)._asdict() | {
         "rule_params": np.array(spec.decision_rule.values, dtype=np.float64),
         "every_step": spec.retest == "every_step",
         "bayes_offset": BAYES_PRIORS[spec.bayes_prior],
         "dof_from_count": spec.welch_dof == "kappa",
         "drop_first": spec.schvar2_first_interval == "drop",
-        "t_record": t_record,
-        "class_sigma2": population.class_sigmas() ** 2,
-    } | population.kernel_laws()
+    }
+    laws, class_sigma2 = population.kernel_laws(), population.class_sigmas() ** 2
+    data = DataArrays.of(population.streams)
     n_runs = classes.shape[0]
     if progress is not None:
         progress.begin(n_runs * len(spec.curves) * spec.t_max)
     for run in range(n_runs):
         mu = population.agent_means(classes[run]) if agent_means is None else agent_means[run]
-        instance = {"classes": classes[run].astype(np.int64), "agent_means": mu}
+        world = RunWorld(classes=classes[run].astype(np.int64), agent_means=mu, laws=laws, class_sigma2=class_sigma2,
+                         key=np.uint64(run_key(generators[run])), data=data)
         for index, curve in enumerate(spec.curves):
-            outputs = {"rng": copy.deepcopy(generators[run]), "mse_out": mse[run, index],
-                       "diagnostics_out": diagnostics[run, index]}
-            workspace = Workspace.allocate(spec.n_agents, levels).arguments()
-            arguments = instance | spec.curve_arguments(curve) | panel | outputs | workspace
+            arguments = {
+                "world": world,
+                "algorithm": CurveArrays(**spec.curve_arguments(curve), **options),
+                "outputs": Records(t_record=t_record, mse_out=mse[run, index], diagnostics_out=diagnostics[run, index]),
+                "workspace": Workspace.allocate(spec.n_agents, levels),
+                "rng": copy.deepcopy(generators[run]),
+            }
             where = f"run {run + 1}/{n_runs}, curve {index + 1}/{len(spec.curves)}"
             for t_first, t_last in time_segments(spec.t_max, progress, where):
                 call_kernel(run_colme, arguments | {"t_first": t_first, "t_last": t_last})

@@ -24,7 +24,7 @@ sum c_i U_i^2 + 2 u sum c_i U_i + u^2 sum c_i.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -59,9 +59,9 @@ def pm2_levels(max_releases: int) -> int:
     return int(max_releases).bit_length()
 
 
-@dataclass(frozen=True)
-class PairState:
-    """The p-sum bookkeeping of ``n_pairs`` ordered pairs b -> a (``release``'s state).
+class PairState(NamedTuple):
+    """The p-sum bookkeeping of ``n_pairs`` ordered pairs b -> a (``release``'s state; an
+    argument group of Private-ColME's kernel, inside its ``Workspace``).
 
     The field names are ``release``'s parameter names: ``arguments()`` passes them by name.
     """
@@ -84,8 +84,8 @@ class PairState:
         )
 
     def arguments(self) -> dict[str, np.ndarray]:
-        """The arrays by parameter name (not ``dataclasses.asdict``, which copies)."""
-        return {field.name: getattr(self, field.name) for field in fields(self)}
+        """The arrays by ``release``'s parameter names."""
+        return self._asdict()
 
 
 @numba.njit(cache=True)

@@ -23,24 +23,81 @@ same instance (``colme.ccolme.randoms``: two counter-based draws per agent and s
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from typing import NamedTuple
 
 import numba
 import numpy as np
 
-from .._jit import call_kernel, check_distinct, jit_noalias
+from .._jit import call_kernel, jit_noalias
 from ..ccolme.randoms import _GOLDEN, _mix_uniform, run_key
+from ..datafiles import DataArrays
 from ..graphs import csr_neighbours, valid_edges
-from ..populations import centred_sample
+from ..populations import KernelLaws, centred_sample
 from ..privacy import unit_laplace
 from ..progress import Progress, time_segments
+from ..replay import replay_index
 from ..timegrid import checked_t_record
 from .spec import ALGORITHMS, DIAGNOSTICS, RESETS, RULES, TESTS, WEIGHTS, ScalableSpec
 
 
-@dataclass(frozen=True)
-class Workspace:
-    """One run of one curve: per agent and per directed link; the kernel's parameter names."""
+class RunWorld(NamedTuple):
+    """The kernel's first argument group: one run's world.  Its directed links in CSR form
+    (``link_arrays``: ``indptr``, ``neighbours``, ``reverse``, ``same``), the agents'
+    ``classes`` and true means ``agent_means``, the stream ``key`` (``run_key``), the
+    classes' ``laws`` and the log of the union bound's 4 |links| (``log_links``)."""
+
+    indptr: np.ndarray
+    neighbours: np.ndarray
+    reverse: np.ndarray
+    same: np.ndarray
+    classes: np.ndarray
+    agent_means: np.ndarray
+    key: np.uint64
+    laws: KernelLaws
+    log_links: float
+    data: DataArrays
+
+
+class CurveArrays(NamedTuple):
+    """The kernel's second argument group: the algorithm, one curve.  ``algorithm_code``
+    (``ALGORITHMS``), ``depth`` (B-ColME's hops), ``by_class`` (the oracle rule: keep the
+    classmates, no test), each agent's ``sigma_dp`` and ``spread`` = sqrt(sigma^2 +
+    sigma_DP^2) (``ScalableSpec.curve_arguments``); the panel's options: ``stale``,
+    ``permanent``, the weights (``weight_offset``, ``uniform_weights``), ``reset``
+    (``RESETS``), ``first_sample`` (y_a(1) = m_a(1), else y_a(0) = 0 and a first consensus
+    step), the radius's ``delta`` and the diagnostics' ``tolerance``."""
+
+    algorithm_code: int
+    depth: int
+    by_class: bool
+    sigma_dp: np.ndarray
+    spread: np.ndarray
+    stale: bool
+    permanent: bool
+    weight_offset: float
+    uniform_weights: bool
+    reset: int
+    first_sample: bool
+    delta: float
+    tolerance: float
+
+
+class Records(NamedTuple):
+    """The kernel's third argument group: what it records at the times ``t_record``: the
+    MSE ``mse_out`` (T,), the ``DIAGNOSTICS`` ``diagnostics_out`` (3, T) and, in a grouped
+    panel, each group's sum of squared errors ``group_out`` (G, T), agent a in group
+    ``agent_group[a]`` (G = 0 and no agent without groups)."""
+
+    t_record: np.ndarray
+    agent_group: np.ndarray
+    mse_out: np.ndarray
+    diagnostics_out: np.ndarray
+    group_out: np.ndarray
+
+
+class Workspace(NamedTuple):
+    """The kernel's last argument group: one run of one curve, per agent and per directed
+    link, each array its own allocation (``call_kernel`` checks it)."""
 
     sample_sum: np.ndarray  # (M,) running sum of a's samples
     noise_sum: np.ndarray  # (M,) running sum of a's unit Laplace draws
@@ -83,12 +140,6 @@ class Workspace:
             total_sum=np.zeros((n_agents, depth)), total_count=np.zeros((n_agents, depth)), state=np.zeros(2),
         )
 
-    def __post_init__(self):
-        check_distinct(self.arguments(), "Workspace")
-
-    def arguments(self) -> dict[str, np.ndarray]:
-        return {field.name: getattr(self, field.name) for field in fields(self)}
-
 
 @numba.njit(cache=True)
 def radius_scale(n, log_links, delta, stale):
@@ -107,29 +158,26 @@ def optimistic_radius(n, sigma, sigma_dp, log_links, delta, stale):
 
 
 @jit_noalias(cache=True)
-def _simulate_scalable_run(
-    indptr, neighbours, reverse, same, classes, agent_means, key,
-    law_code, law_a0, law_a1, law_a2, quantiles,
-    algorithm, depth, by_class, sigma_dp, spread, stale, permanent, weight_offset, uniform_weights, reset, first_sample,
-    log_links, delta, tolerance, t_record, t_first, t_last, agent_group, mse_out, diagnostics_out, group_out,
-    sample_sum, noise_sum, mean, radius, previous_mean, previous_radius, size, previous_size, estimate,
-    estimate_next, clock, changed, active, previous_active, table_sum, table_count, previous_sum, previous_count,
-    total_sum, total_count, state,
-):
+def _simulate_scalable_run(world, algorithm, outputs, workspace, t_first, t_last):
     """Steps t_first..t_last of one run of one curve (t_first = 1 starts it; a later call
-    resumes from the ``Workspace``).  Called by name only (``call_kernel``).
+    resumes from the ``Workspace``).  Called by name only (``call_kernel``), with four
+    argument groups, each unpacked by its fields' names: the run's ``RunWorld``, the
+    curve's ``CurveArrays``, the ``Records`` it writes and the ``Workspace``.
 
-    Graph: CSR ``indptr``/``neighbours`` (link k = a -> neighbours[k]), ``reverse[k]`` the
-    link b -> a, ``same[k]`` whether both ends share a class.  Curve: ``algorithm``
-    (``ALGORITHMS``), ``depth`` (B-ColME's hops), ``by_class`` (the oracle rule: keep the
-    classmates, no test), ``sigma_dp`` and ``spread`` = sqrt(sigma^2 + sigma_DP^2) (per
-    agent: its class's sigma), ``stale``, ``permanent``, the weights
-    (``weight_offset``, ``uniform_weights``), ``reset`` (``RESETS``), ``first_sample``
-    (y_a(1) = m_a(1), else y_a(0) = 0 and a first consensus step).  Writes the MSE
-    (1/M) sum_a (y_a - mu_a)^2 at ``t_record`` and the ``DIAGNOSTICS`` (``tolerance``: the
-    error beyond which an estimate is wrong); a grouped panel (``group_out`` (G, T), G > 0)
-    also each group's sum of squared errors, agent a in group ``agent_group[a]``.
+    Writes the MSE (1/M) sum_a (y_a - mu_a)^2 at ``t_record`` and the ``DIAGNOSTICS``
+    (``tolerance``: the error beyond which an estimate is wrong); a grouped panel
+    (``group_out`` (G, T), G > 0) also each group's sum of squared errors, agent a in group
+    ``agent_group[a]``.
     """
+    indptr, neighbours, reverse, same, classes, agent_means, key, laws, log_links, data = world
+    law_code, law_a0, law_a1, law_a2, quantiles = laws
+    data_values, data_start, data_count, replay = data
+    algorithm_code, depth, by_class, sigma_dp, spread, stale, permanent, weight_offset, uniform_weights, reset, \
+        first_sample, delta, tolerance = algorithm
+    t_record, agent_group, mse_out, diagnostics_out, group_out = outputs
+    sample_sum, noise_sum, mean, radius, previous_mean, previous_radius, size, previous_size, estimate, \
+        estimate_next, clock, changed, active, previous_active, table_sum, table_count, previous_sum, previous_count, \
+        total_sum, total_count, state = workspace
     n = indptr.shape[0] - 1
     counter = key + np.uint64(2) * np.uint64((t_first - 1) * n) * _GOLDEN
     if t_first == 1:
@@ -144,8 +192,12 @@ def _simulate_scalable_run(
         for a in range(n):  # Receive: the same two draws per agent and step as Private-C-ColME's kernel
             c = classes[a]
             counter += _GOLDEN
-            sample_sum[a] += agent_means[a] + centred_sample(_mix_uniform(counter), law_code[c], law_a0[c],
-                                                             law_a1[c], law_a2[c], quantiles[c])
+            u = _mix_uniform(counter)
+            if replay < 0:
+                sample_sum[a] += agent_means[a] + centred_sample(u, law_code[c], law_a0[c], law_a1[c], law_a2[c],
+                                                                 quantiles[c])
+            else:  # a data file's sample (its raw value: the agents' sums are not centred here)
+                sample_sum[a] += data_values[data_start[a] + replay_index(t - 1, data_count[a], replay, key, a, u)]
             counter += _GOLDEN
             noise_sum[a] += unit_laplace(_mix_uniform(counter))
             mean[a] = (sample_sum[a] + sigma_dp[a] * noise_sum[a]) / tf
@@ -156,7 +208,7 @@ def _simulate_scalable_run(
         else:
             changes, wrong = _decide(indptr, neighbours, same, by_class, stale, permanent, mean, radius,
                                      previous_mean, previous_radius, active, previous_active, size, changed)
-            if algorithm == 0:
+            if algorithm_code == 0:
                 _consensus(indptr, neighbours, by_class, stale, weight_offset, uniform_weights, reset, changes, wrong,
                            mean, size, previous_size, changed, active, clock, estimate, estimate_next, state)
             elif t % 2 == 0:  # B-ColME's tables alternate between two buffers: no copy
@@ -419,7 +471,9 @@ def simulate_scalable_runs(
     if diagnostics is None:
         diagnostics = np.empty((*mse.shape[:2], len(DIAGNOSTICS), len(t_record)))
     population = spec.population
-    panel = population.kernel_laws() | {
+    laws = population.kernel_laws()
+    data = DataArrays.of(population.streams)
+    options = {
         "stale": spec.test == "stale",
         "permanent": spec.exclusions == "permanent",
         "weight_offset": WEIGHTS[spec.weights],
@@ -428,7 +482,6 @@ def simulate_scalable_runs(
         "first_sample": spec.start == "first_sample",
         "delta": float(spec.delta),
         "tolerance": float(spec.tolerance),
-        "t_record": t_record,
     }
     depth = max((c.depth for c in spec.curves), default=1)
     if progress is not None:
@@ -437,23 +490,27 @@ def simulate_scalable_runs(
         run_edges = valid_edges(edges[run])
         links = link_arrays(run_edges, classes[run], spec.n_agents)
         mu = population.agent_means(classes[run]) if agent_means is None else agent_means[run]
-        instance = links | {
-            "classes": classes[run].astype(np.int64),
-            "agent_means": np.asarray(mu, dtype=np.float64),
-            "key": np.uint64(run_key(generators[run])),
-            "log_links": math.log(4.0 * max(len(links["neighbours"]), 1)),
-        }
+        world = RunWorld(
+            **links,
+            classes=classes[run].astype(np.int64),
+            agent_means=np.asarray(mu, dtype=np.float64),
+            key=np.uint64(run_key(generators[run])),
+            laws=laws,
+            log_links=math.log(4.0 * max(len(links["neighbours"]), 1)),
+            data=data,
+        )
         ranks = None if privacy_ranks is None else privacy_ranks[run]
         for index, curve in enumerate(spec.curves):
             workspace = Workspace.allocate(spec.n_agents, len(links["neighbours"]), depth)
-            outputs = {"mse_out": mse[run, index], "diagnostics_out": diagnostics[run, index],
-                       "agent_group": np.zeros(0, dtype=np.int64), "group_out": np.zeros((0, len(t_record)))}
+            outputs = Records(t_record=t_record, agent_group=np.zeros(0, dtype=np.int64), mse_out=mse[run, index],
+                              diagnostics_out=diagnostics[run, index], group_out=np.zeros((0, len(t_record))))
             if spec.n_groups:
                 groups = spec.agent_groups(curve, classes[run], ranks, links["indptr"], links["neighbours"])
                 group_counts[run, index] = np.bincount(groups, minlength=spec.n_groups)
-                outputs |= {"agent_group": groups, "group_out": group_sums[run, index]}
-            arguments = (instance | panel | spec.curve_arguments(curve, classes[run], ranks) | workspace.arguments()
-                         | outputs)
+                outputs = outputs._replace(agent_group=groups, group_out=group_sums[run, index])
+            arguments = {"world": world, "algorithm": CurveArrays(**spec.curve_arguments(curve, classes[run], ranks),
+                                                                  **options),
+                         "outputs": outputs, "workspace": workspace}
             where = f"run {run + 1}/{n_runs}, curve {index + 1}/{len(spec.curves)}"
             for t_first, t_last in time_segments(spec.t_max, progress, where):
                 call_kernel(_simulate_scalable_run, arguments | {"t_first": t_first, "t_last": t_last})

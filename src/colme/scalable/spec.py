@@ -85,7 +85,7 @@ class ScalableSpec(GroupedPanel):
         return int(self.t_record[-1])
 
     def curve_arguments(self, curve: ScalableCurve, classes: np.ndarray, ranks: np.ndarray | None = None) -> dict:
-        """The kernel's per-curve parameters: algorithm code, depth, the oracle flag, each
+        """The kernel's per-curve parameters (``kernel.CurveArrays``): algorithm code, depth, the oracle flag, each
         agent's sigma_DP (Laplace, calibrated to its class's support at its own eps, as
         Private-C-ColME's: the curve's eps, or its level in the curve's mix from the run's
         privacy ``ranks``; 0 at eps = inf) and sqrt(sigma^2 + sigma_DP^2) (its class's sigma):
@@ -96,7 +96,7 @@ class ScalableSpec(GroupedPanel):
         ranks = np.zeros(len(classes), dtype=np.int64) if ranks is None else ranks
         sigma_dp = per_profile[classes, curve.agent_levels(ranks)]
         return {
-            "algorithm": ALGORITHMS[curve.algorithm],
+            "algorithm_code": ALGORITHMS[curve.algorithm],
             "depth": max(curve.depth, 1),
             "by_class": curve.rule == "oracle",
             "sigma_dp": sigma_dp,
