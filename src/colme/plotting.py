@@ -80,8 +80,9 @@ def draw_mse_axes(ax, table: pd.DataFrame, style: PanelStyle, title: str, legend
     for rule, (colour, line) in BENCHMARK_STYLES.items():
         curve = table[table["rule"] == rule]
         ax.plot(curve["t"], curve["mse"], line, color=colour, lw=1.4)
-    handles = style.handles + [
+    handles = style.handles + [  # only those the table has (a world from a data file has no Ideal)
         plt.Line2D([], [], color=c, ls=s, label=r.capitalize()) for r, (c, s) in BENCHMARK_STYLES.items()
+        if (table["rule"] == r).any()
     ]
     if style.bands and style.band_label:
         handles.append(plt.Line2D([], [], color="grey", lw=3, alpha=0.3, label=style.band_label))

@@ -126,7 +126,7 @@ def test_two_engines_on_one_file_world_share_its_instances_and_record_its_choice
         drawn[name] = engine.instances(params, "c", 0, 2)
         choices = engine.figure_interpretations(resolved[name])
         assert any("data from the file" in line and "12 agents, 72 samples, 3 classes" in line for line in choices)
-        assert any("replayed by passes: permutation" in line for line in choices)
+        assert any("samples replayed: bootstrap" in line for line in choices)
     for key in ("classes", "edges"):
         np.testing.assert_array_equal(drawn["c"][key], drawn["s"][key])
     np.testing.assert_array_equal(drawn["c"]["classes"][0], drawn["c"]["classes"][1])  # the file's, every run
