@@ -1,4 +1,4 @@
-"""The Private-C-ColME kernel against the kernel of a git revision: the same numbers, bit for bit.
+"""The kernels against those of a git revision: the same numbers, bit for bit.
 
 Runs 12 panels through both kernels in one process (the revision's ``src/colme`` loaded as
 ``colme_baseline``, see ``baseline.load_baseline``): degree r = 20 / 5 / 10 with the
@@ -6,8 +6,11 @@ floor10 / theory / floor10 schedules and per-agent / global / no clock reset, ea
 shared kernel (the papers' uniform laws, eps 1 and inf) and the mixed one (per-class Beta
 laws and a 30/70 privacy mix), in float32 and float64; M = 200, 2 runs, MSE and
 diagnostics recorded up to t = ``--t-max``; this kernel in both its layouts (the small
-graphs' and the large graphs' one, ``kernel_source``), forced at M = 200.  Exits non-zero
-at the first panel that differs.  For kernel work (layouts, step splits) that must not move a number.  Usage:
+graphs' and the large graphs' one, ``kernel_source``), forced at M = 200.  Then C-ColME
+and B-ColME d = 1..3 (``scalable``) and four Private-ColME curves (PM-I, PM-II MoM,
+Sch-Var-2, the oracle) on per-class Beta laws at M = 60, up to t = min(t_max, 1000).
+Exits non-zero at the first panel that differs.  For kernel work (layouts, step splits,
+arguments) that must not move a number.  Usage:
 
     python benchmarks/bit_identity.py REV [--t-max 3000]
 
@@ -67,6 +70,38 @@ def run(module, population_module, panel, mixed: bool, dtype, t_max: int, **layo
     return mse, diagnostics
 
 
+def other_kernels(package: str, t_max: int) -> dict[str, tuple]:
+    """(MSE, diagnostics) of C-ColME and B-ColME d = 1..3 (``scalable``) and of four
+    Private-ColME curves (``private_colme``) through ``package``'s kernels (``colme`` or
+    ``colme_baseline``): per-class Beta laws, eps 1, 2 and inf, M = 60, 2 runs."""
+    populations = importlib.import_module(f"{package}.populations")
+    population = populations.Population(means=(0.2, 0.4, 0.8), laws=tuple(
+        populations.DataLaw("beta", s, a=2.0, b=5.0) for s in (0.3, 0.5, 0.4)))
+    agents = 60
+    classes = np.stack([population.assign(agents, run_generator(1, "bits", r, "instance")) for r in range(RUNS)])
+    edges = np.stack([random_regular_edges(6, agents, run_generator(2, "bits", r, "instance")) for r in range(RUNS)])
+    record = np.unique(np.geomspace(1, t_max, 6).astype(np.int64))
+    found = {}
+    scalable = importlib.import_module(f"{package}.scalable.kernel")
+    spec_code = spec_module(scalable)
+    curves = (spec_code.ScalableCurve("c_colme"), spec_code.ScalableCurve("c_colme", 0, "optimistic", 1.0),
+              *(spec_code.ScalableCurve("b_colme", d, "optimistic", 2.0) for d in (1, 2, 3)))
+    spec = spec_code.ScalableSpec(n_agents=agents, curves=curves, t_record=record, population=population)
+    diagnostics = np.empty((RUNS, len(curves), len(spec_code.DIAGNOSTICS), len(record)))
+    generators = [run_generator(1, "bits", r, "data") for r in range(RUNS)]
+    found["C-ColME and B-ColME d = 1..3"] = (
+        scalable.simulate_scalable_runs(spec, classes, edges, generators, diagnostics), diagnostics)
+    private = importlib.import_module(f"{package}.private_colme.kernel")
+    spec_code = spec_module(private)
+    curves = (spec_code.ColmeCurve(noise="laplace"), spec_code.ColmeCurve("rrr", "pm2", "mom", "laplace"),
+              spec_code.ColmeCurve(variance="schvar2", noise="laplace"),
+              spec_code.ColmeCurve(noise="laplace", oracle=True))
+    spec = spec_code.ColmeSpec(n_agents=agents, curves=curves, t_record=record, eps=2.0, population=population)
+    diagnostics = np.empty((RUNS, len(curves), len(spec_code.DIAGNOSTICS), len(record)))
+    found["Private-ColME"] = (private.simulate_colme_runs(spec, classes, generators, diagnostics), diagnostics)
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("revision", help="git revision whose kernel to compare with")
@@ -75,6 +110,13 @@ def main() -> None:
     baseline = load_baseline(args.revision, ("ccolme.kernel",))
     baseline_populations = importlib.import_module("colme_baseline.populations")
     checked = 0
+    theirs = other_kernels("colme_baseline", min(args.t_max, 1000))
+    for where, mine in other_kernels("colme", min(args.t_max, 1000)).items():
+        if not (np.array_equal(mine[0], theirs[where][0])
+                and np.array_equal(mine[1], theirs[where][1], equal_nan=True)):
+            raise SystemExit(f"{where}: MSE or diagnostics differ from {args.revision}")
+        checked += 1
+        print(f"{where}: bit-identical to {args.revision}", flush=True)
     for panel in PANELS:
         for mixed in (False, True):
             for dtype in (np.float32, np.float64):

@@ -169,6 +169,15 @@ def check_distinct(arrays: dict[str, np.ndarray], owner: str) -> None:
                              f"{name} and {other} overlap")
 
 
+def check_shapes(arrays: dict[str, tuple[np.ndarray | None, tuple]]) -> None:
+    """Raise unless each output array a caller hands a kernel driver, ``name: (array,
+    expected shape)``, has its shape (None: not given): a compiled kernel writes without
+    bounds checks, so a smaller array would be written past its end."""
+    for name, (array, shape) in arrays.items():
+        if array is not None and array.shape != tuple(shape):
+            raise ValueError(f"{name} has shape {array.shape}, the kernel writes {tuple(shape)}")
+
+
 def kernel_parameters(kernel) -> tuple[str, ...]:
     """The parameter names of a compiled dispatcher (its Python function's)."""
     return tuple(inspect.signature(kernel.py_func).parameters)

@@ -56,3 +56,19 @@ def test_a_misordered_unpack_is_caught():
     source = inspect.getsource(scalable._simulate_scalable_run.py_func).replace(
         "law_code, law_a0, law_a1, law_a2, quantiles = laws", "law_code, law_a1, law_a0, law_a2, quantiles = laws")
     assert unpacked(source, "_simulate_scalable_run")["laws"] != list(KernelLaws._fields)
+
+
+def test_a_driver_refuses_an_output_array_its_kernel_would_overrun():
+    """A compiled kernel writes without bounds checks: an output array of the wrong shape,
+    handed to a driver, is refused before the kernel could write past its end."""
+    import numpy as np
+
+    from colme.graphs import random_regular_edges
+    from colme.scalable.spec import DIAGNOSTICS, ScalableCurve, ScalableSpec
+
+    rng = np.random.default_rng(0)
+    spec = ScalableSpec(n_agents=10, curves=(ScalableCurve("c_colme"),), t_record=np.array([1, 2]))
+    classes, edges = rng.integers(0, 3, size=(1, 10)), random_regular_edges(4, 10, rng)[None]
+    expected = rf"diagnostics has shape \(1, 1, 3, 2\), the kernel writes \(1, 1, {len(DIAGNOSTICS)}, 2\)"
+    with pytest.raises(ValueError, match=expected):
+        scalable.simulate_scalable_runs(spec, classes, edges, [rng], np.empty((1, 1, 3, 2)))

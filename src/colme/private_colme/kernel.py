@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from .._jit import call_kernel, generated_module, jit_noalias
+from .._jit import call_kernel, check_shapes, generated_module, jit_noalias
 from ..ccolme.randoms import run_key
 from ..datafiles import DataArrays
 from ..populations import KernelLaws, centred_sample
@@ -466,6 +466,7 @@ def simulate_colme_runs(
     mse = np.empty((classes.shape[0], len(spec.curves), len(t_record)))
     if diagnostics is None:
         diagnostics = np.empty((*mse.shape[:2], len(DIAGNOSTICS), len(t_record)))
+    check_shapes({"diagnostics": (diagnostics, (*mse.shape[:2], len(DIAGNOSTICS), len(t_record)))})
     run_colme = run_function(spec.decision_rule)
     options = decision_thresholds(spec.theta0, spec.t_max)._asdict() | {
         "rule_params": np.array(spec.decision_rule.values, dtype=np.float64),

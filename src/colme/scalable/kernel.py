@@ -28,7 +28,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from .._jit import call_kernel, jit_noalias
+from .._jit import call_kernel, check_shapes, jit_noalias
 from ..ccolme.randoms import _GOLDEN, _mix_uniform, run_key
 from ..datafiles import DataArrays
 from ..graphs import csr_neighbours, valid_edges
@@ -341,7 +341,7 @@ def _consensus(indptr, neighbours, by_class, stale, weight_offset, uniform_weigh
         estimate[a] = estimate_next[a]
 
 
-@numba.njit(cache=True)
+@jit_noalias(cache=True)
 def _message_passing(t, indptr, neighbours, reverse, depth, previous_mean, mean, active, previous_active,
                      table_sum, table_count, previous_sum, previous_count, total_sum, total_count, estimate):
     """B-ColME's step: the tables of the kept links (``table_*``) from the neighbours'
@@ -470,6 +470,9 @@ def simulate_scalable_runs(
     mse = np.empty((n_runs, len(spec.curves), len(t_record)))
     if diagnostics is None:
         diagnostics = np.empty((*mse.shape[:2], len(DIAGNOSTICS), len(t_record)))
+    check_shapes({"diagnostics": (diagnostics, (*mse.shape[:2], len(DIAGNOSTICS), len(t_record))),
+                  "group_sums": (group_sums, (*mse.shape[:2], spec.n_groups, len(t_record))),
+                  "group_counts": (group_counts, (*mse.shape[:2], spec.n_groups))})
     population = spec.population
     laws = population.kernel_laws()
     data = DataArrays.of(population.streams)
