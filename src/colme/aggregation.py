@@ -81,9 +81,6 @@ def aggregate_table(
         raise ValueError("chunks do not cover consecutive runs from 0: missing or duplicate chunk")
     mse = concatenate_runs(sims, "mse")
     t = sims[0]["t"].astype(np.int64)
-    sizes = concatenate_runs(instances, "component_sizes")
-    sigmas = spec.population.class_sigmas()
-    sigma = float(sigmas[0])
     frames = []
     mean, se = mean_se(mse)
     for index, curve in enumerate(spec.curves):
@@ -103,8 +100,20 @@ def aggregate_table(
     if "local_mse" in sims[0]:  # a world from a data file: Local simulated, no closed form applies
         local, local_se = mean_se(concatenate_runs(sims, "local_mse"))
         frames.append(analytic_frame("Local", "local", math.nan, t, local, local_se, len(runs)))
-        frames = [*frames, *group_frames(spec, sims, curve_fields)] if "group_sums" in sims[0] else frames
-        return grouped_table(frames) if "group_sums" in sims[0] else pd.concat(frames, ignore_index=True)
+    else:
+        frames += model_frames(spec, t, instances, analytic_frames)
+    if "group_sums" not in sims[0]:
+        return pd.concat(frames, ignore_index=True)
+    return grouped_table([*frames, *group_frames(spec, sims, curve_fields)])
+
+
+def model_frames(spec, t: np.ndarray, instances: list[dict], analytic_frames) -> list[pd.DataFrame]:
+    """Local, Ideal and the engine's closed forms (``analytic_frames``) of a world drawn
+    from its classes' laws, over the panel's instances."""
+    sizes = concatenate_runs(instances, "component_sizes")
+    sigmas = spec.population.class_sigmas()
+    sigma = float(sigmas[0])
+    frames = []
     if np.all(sigmas == sigmas[0]):
         local = local_mse(t, sigma)
         frames.append(analytic_frame("Local", "local", math.nan, t, local, np.zeros_like(local), 0))
@@ -117,9 +126,7 @@ def aggregate_table(
     coef, coef_se = mean_se(ideal_per_instance[:, None])
     frames.append(analytic_frame("Ideal", "ideal", math.nan, t, coef / t, coef_se / t, len(sizes)))
     frames.extend(analytic_frames(spec, t, instances))
-    if "group_sums" not in sims[0]:
-        return pd.concat(frames, ignore_index=True)
-    return grouped_table([*frames, *group_frames(spec, sims, curve_fields)])
+    return frames
 
 
 def grouped_table(frames: list[pd.DataFrame]) -> pd.DataFrame:

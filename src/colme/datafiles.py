@@ -43,7 +43,6 @@ problem of a finite data set, which ``in_order`` and ``permutation`` model.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import re
@@ -56,7 +55,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import ConfigError
-from .graphs import canonical_edges, edge_list_problem, edge_list_tokens
+from .graphs import canonical_edges, edge_list_problem, edge_list_tokens, file_sha256
 
 #: The file layouts.
 LAYOUTS = ("long", "wide")
@@ -155,10 +154,6 @@ class AgentStreams:
         """Each agent's standard deviation about its true mean, over its file's samples."""
         squares = np.bincount(self.agent_of_sample, self.centred() ** 2, minlength=self.n_agents)
         return np.sqrt(squares / self.count)
-
-
-def file_sha256(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def _read_table(path: Path) -> pd.DataFrame:
