@@ -51,6 +51,27 @@ def test_wide_layout_reads_the_same_streams(tmp_path):
     assert wide.names == long.names
 
 
+def test_parquet_files_read_as_their_csv(tmp_path):
+    """Parquet's typed columns (an integer t, a float value, NaN for a wide row's missing samples)
+    read as the same streams as the CSV; a missing value is refused as in CSV."""
+    import pandas as pd
+
+    long = read_streams(write(tmp_path, LONG))
+    table = pd.read_csv(tmp_path / "data.csv")
+    table.to_parquet(tmp_path / "long.parquet")
+    wide = pd.DataFrame({"agent": ["b", "a"], "class": [1, 0], "x1": [2.0, -1.0], "x2": [4.0, 5.0],
+                         "x3": [9.0, np.nan]})
+    wide.to_parquet(tmp_path / "wide.parquet")
+    for streams in (read_streams(tmp_path / "long.parquet"), read_streams(tmp_path / "wide.parquet", layout="wide")):
+        for field in ("values", "count", "start", "means", "classes"):
+            np.testing.assert_array_equal(getattr(streams, field), getattr(long, field), err_msg=field)
+        assert streams.names == long.names
+    table.loc[1, "value"] = np.nan
+    table.to_parquet(tmp_path / "gap.parquet")
+    with pytest.raises(DataFileError, match=r"gap\.parquet, column 'value': row 2 \(1 in all\) empty"):
+        read_streams(tmp_path / "gap.parquet")
+
+
 def test_true_means_from_a_column_and_numeric_agent_order(tmp_path):
     path = write(tmp_path, "agent,t,value,mean\n10,1,1.0,0.5\n9,1,3.0,2.5\n10,2,2.0,0.5\n")
     streams = read_streams(path, true_mean="column")
