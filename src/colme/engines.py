@@ -237,6 +237,10 @@ class Views:
     """The role of figures made of other figures (``colme.derived``); by default a figure
     views none and is made of none."""
 
+    #: Whether each figure it generates draws a configured figure's streams (its ``stream``)
+    #: with the same instances, which the expansion checks (a scorecard's cells).
+    cells_share_instances = False
+
     def generated_figures(self, settings: dict, name: str, config: dict, base: dict | None) -> list[dict]:
         """The figures this one is made of that the configuration does not name (a sweep's
         points), each ``{"name", "config"}`` (a whole configuration holding it as its only
@@ -267,8 +271,9 @@ class Tabulated(ABC):
 
     def table_inputs(self, figure: str, settings: dict, chunk_paths, results: str = "results") -> dict:
         """The table stage's inputs by name (paths); ``chunk_paths(kind)`` lists a simulated
-        figure's chunk files of ``kind`` (``chunks`` or ``instances``); other figures' tables
-        are read from ``results`` (the build's results folder, ``table_path``)."""
+        figure's chunk files of ``kind`` (``chunks`` or ``instances``), ``chunk_paths(kind,
+        other)`` those of figure ``other``; other figures' tables are read from ``results``
+        (the build's results folder, ``table_path``)."""
         return {}
 
     @abstractmethod
@@ -339,6 +344,9 @@ class World(ABC):
 
     #: Settings of the communication graph, beyond the number of agents.
     graph_keys: tuple[str, ...] = ()
+    #: The kind of world the engine's algorithms live in; a scorecard runs an algorithm on
+    #: the worlds of its kind (``colme.derived.scorecard``).
+    world_kind = ""
 
     @abstractmethod
     def instance_params(self, settings: dict) -> dict:
@@ -386,6 +394,11 @@ class Algorithm(ABC):
     @abstractmethod
     def curve_fields(self, spec, curve) -> dict:
         """The table columns describing a simulated curve beyond its name (rule, eps, ...)."""
+
+    def privileged_knowledge(self, settings: dict) -> tuple[str, ...]:
+        """What a figure's algorithm knows that a deployed agent would not (the true
+        classes, ...): a scorecard ranks such algorithms apart.  None by default."""
+        return ()
 
     def analytic_frames(self, spec, t: np.ndarray, instances: list[dict]) -> list[pd.DataFrame]:
         """Closed-form curves the engine adds to its table after Local and Ideal, from the
@@ -507,6 +520,7 @@ class WorldEngine(SimulatedEngine):
 
     graph_keys = ("degree",)
     reads_data_files = True
+    world_kind = "graph"
 
     @staticmethod
     def graph(settings: dict) -> dict | None:

@@ -139,12 +139,17 @@ def _check_streams(figures: dict[str, dict]) -> None:
         where = f"figures.{name}.stream={other!r}"
         if other not in simulated:
             raise ConfigError(f"{where} names no simulated figure of this configuration; they are {simulated}")
-        mine, theirs = (ENGINES[figures[f]["engine"]].instance_params(figures[f]) for f in (name, other))
-        differ = sorted(key for key in set(mine) | set(theirs) if key != "engine" and mine.get(key) != theirs.get(key))
-        if differ:
-            raise ConfigError(f"{where}: the two figures' instances differ in {differ} "
-                              f"({', '.join(f'{k} {mine.get(k)!r} vs {theirs.get(k)!r}' for k in differ)}); "
-                              "a figure can only draw the streams of a figure with the same instances")
+        _check_same_instances(where, settings, figures[other])
+
+
+def _check_same_instances(where: str, mine: dict, theirs: dict) -> None:
+    """``ConfigError`` naming the keys where two figures' instance settings differ."""
+    mine, theirs = (ENGINES[s["engine"]].instance_params(s) for s in (mine, theirs))
+    differ = sorted(key for key in set(mine) | set(theirs) if key != "engine" and mine.get(key) != theirs.get(key))
+    if differ:
+        raise ConfigError(f"{where}: the two figures' instances differ in {differ} "
+                          f"({', '.join(f'{k} {mine.get(k)!r} vs {theirs.get(k)!r}' for k in differ)}); "
+                          "a figure can only draw the streams of a figure with the same instances")
 
 
 def validate_config(config: dict, schema: dict | None = None) -> dict:
@@ -157,7 +162,7 @@ def _generated_figures(config: dict, figures: dict[str, dict], schema: dict) -> 
     """The resolved settings of every figure the configured ones generate (a sweep's points
     or lanes figures: ``Engine.generated_figures``), each validated once; an error names
     the generating figure's key."""
-    out = {}
+    out, drawing = {}, {}
     for name, entry in config["figures"].items():
         engine = ENGINES[entry["engine"]]
         base = engine.base_figure(entry)
@@ -169,6 +174,10 @@ def _generated_figures(config: dict, figures: dict[str, dict], schema: dict) -> 
                 detail = str(error).splitlines()[-1].strip()
                 raise ConfigError(f"{where}: the point {generated['set']} is not a valid figure: {detail}") from None
             engine.check_generated(entry, where, generated, resolved)
+            if engine.cells_share_instances:  # the first figure drawing a stream sets its instances
+                stream = resolved["stream"]
+                first = figures.get(stream) or drawing.setdefault(stream, resolved)
+                _check_same_instances(f"{where}: {generated['name']} (stream {stream!r})", resolved, first)
             out[generated["name"]] = resolved
     return out
 

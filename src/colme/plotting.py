@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -297,4 +298,49 @@ def draw_heatmaps(table: pd.DataFrame, keys: list, meta: dict, margins: list, ti
     fig.colorbar(image, ax=axes[0].tolist(), extend="both",
                  label="log10(MSE / Local)  (< 0: collaboration pays)")
     fig.suptitle(wrapped(title, 140), fontsize=9)
+    save_figure(fig, title, meta, pdf, png)
+
+
+def draw_scorecard(table: pd.DataFrame, meta: dict, title: str, pdf, png) -> None:
+    """A scorecard (``colme.derived.scorecard``) as a heatmap: a row per world and eps, a
+    column per algorithm (deployable ones first, then those that know the classes, after a
+    gap), coloured by log10(MSE / Local) at the horizon; each cell prints MSE / Local, with
+    * where it beats Local and + where it beats the best baseline (Holm over the card);
+    grey: the algorithm does not run on that world."""
+    sns.set_theme(style="white", context="paper")
+    rows = list(dict.fromkeys(zip(table["world"], table["eps"], strict=True)))
+    order = table.drop_duplicates("curve").sort_values("ranked_among", kind="stable")
+    columns = list(order["curve"])
+    privileged = set(order.loc[order["ranked_among"] == "privileged", "curve"])
+    values = np.full((len(rows), len(columns)), np.nan)
+    labels = np.full(values.shape, "", dtype=object)
+    for row in table.itertuples():
+        y, x = rows.index((row.world, row.eps)), columns.index(row.curve)
+        values[y, x] = math.log10(row.ratio) if row.ratio > 0 else np.nan
+        labels[y, x] = f"{row.ratio:.2g}" + ("*" if row.beats_local else "") + ("+" if row.beats_baseline else "")
+    finite = values[np.isfinite(values)]
+    bound = min(np.abs(finite).max() if finite.size else 1.0, HEATMAP_DECADES)
+    norm = TwoSlopeNorm(vcenter=0.0, vmin=-max(bound, 1e-3), vmax=max(bound, 1e-3))
+    fig, ax = plt.subplots(figsize=(1.0 * len(columns) + 3.2, 0.38 * len(rows) + 2.2))
+    cmap = plt.get_cmap("RdBu_r").copy()
+    cmap.set_bad("0.85")
+    image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, norm=norm, aspect="auto")
+    for (y, x), text in np.ndenumerate(labels):
+        shade = values[y, x]
+        ax.text(x, y, text or "n/a", ha="center", va="center", fontsize=6.5,
+                color="white" if np.isfinite(shade) and abs(shade) > 0.6 * bound else "black")
+    if privileged and len(privileged) < len(columns):
+        ax.axvline(len(columns) - len(privileged) - 0.5, color="k", lw=2)
+    ax.set_xticks(range(len(columns)),
+                  [f"{c}\n(knows classes)" if c in privileged else c for c in columns], fontsize=7, rotation=30,
+                  ha="right")
+    ax.set_yticks(range(len(rows)), [f"{world}, eps={eps:g}" for world, eps in rows], fontsize=7)
+    for y in range(1, len(rows)):
+        if rows[y][0] != rows[y - 1][0]:
+            ax.axhline(y - 0.5, color="w", lw=2)
+    fig.colorbar(image, ax=ax, extend="both", label="log10(MSE / Local) at the horizon (< 0: collaboration pays)")
+    ax.set_title("* beats Local, + beats the best baseline (one-sided, Holm over the card); grey: not run",
+                 fontsize=7)
+    fig.suptitle(wrapped(title, 110), fontsize=8.5)
+    fig.tight_layout()
     save_figure(fig, title, meta, pdf, png)

@@ -20,6 +20,7 @@ from collections.abc import Iterator, MutableMapping
 from .ccolme.engine import ConsensusEngine
 from .derived.overlay import OverlayEngine
 from .derived.scaling import ScalingEngine
+from .derived.scorecard import ScorecardEngine
 from .derived.sweeps import SweepEngine
 from .derived.zoom import ZoomEngine
 from .engines import Engine
@@ -79,6 +80,7 @@ for _engine in (
     SweepEngine(ENGINES),  # a figure over one or two parameters, each point a simulated figure
     ScalableEngine(),  # C-ColME and B-ColME (Galante et al., AAAI 2025)
     OverlayEngine(ENGINES),  # the curves of figures drawing the same streams, in one panel
+    ScorecardEngine(ENGINES),  # algorithms x worlds x eps, each cell a simulated figure
 ):
     ENGINES.register(_engine)
 

@@ -219,7 +219,7 @@ def table_inputs(wildcards):
     figure = wildcards.figure
     settings = SETTINGS[figure]
     return ENGINES[settings["engine"]].table_inputs(
-        figure, settings, lambda kind: chunk_paths(kind, figure), RESULTS
+        figure, settings, lambda kind, other=figure: chunk_paths(kind, other), RESULTS
     )
 
 

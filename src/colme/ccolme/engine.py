@@ -152,6 +152,9 @@ class ConsensusEngine(WorldEngine):
     def drawing_options(self, settings: dict) -> dict:
         return {"draw_groups": list(settings["draw_groups"])} if settings.get("draw_groups") else {}
 
+    def privileged_knowledge(self, settings):
+        return ("the true classes (oracle rule)",) if "oracle" in settings["rules"] else ()
+
     def curve_fields(self, spec, curve):
         return curve_fields(spec, curve)
 

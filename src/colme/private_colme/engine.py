@@ -111,6 +111,7 @@ class PrivateColmeEngine(SimulatedEngine):
 
     name = "private_colme"
     reads_data_files = True
+    world_kind = "all_to_all"
     schema = SCHEMA
     figure_schema = "private_colme_figure"
     interpretations = SIMULATION
@@ -145,6 +146,9 @@ class PrivateColmeEngine(SimulatedEngine):
 
         return simulate_colme_runs(spec, instances["classes"], generators, diagnostics, progress,
                                    instances.get("agent_means"))
+
+    def privileged_knowledge(self, settings):
+        return ("the true classes (oracle class estimator)",) if settings.get("oracle") else ()
 
     def curve_fields(self, spec, curve):
         return curve_fields(spec, curve)

@@ -122,6 +122,12 @@ class ScalableEngine(WorldEngine):
                                      progress, instances.get("agent_means"), instances.get("privacy_ranks"), **groups)
         return {"mse": mse, **groups} if groups else mse
 
+    def privileged_knowledge(self, settings):
+        known = ["the true classes (oracle tests)"] if "oracle" in settings["rules"] else []
+        if "c_colme" in settings["algorithms"] and settings["alpha_reset"] == "global_until_learnt":
+            known.append("the true classes (C-ColME's restarts stop once no wrong link is left)")
+        return tuple(known)
+
     def curve_fields(self, spec, curve):
         """Algorithm, depth, rule and eps; a mix's curve has eps NaN and its mix in
         ``eps_mix`` (as Private-C-ColME's tables)."""
