@@ -308,14 +308,14 @@ def draw_scorecard(table: pd.DataFrame, meta: dict, title: str, pdf, png) -> Non
     * where it beats Local and + where it beats the best baseline (Holm over the card);
     grey: the algorithm does not run on that world."""
     sns.set_theme(style="white", context="paper")
-    rows = list(dict.fromkeys(zip(table["world"], table["eps"], strict=True)))
+    rows = list(dict.fromkeys(zip(table["world"], table["privacy"], strict=True)))
     order = table.drop_duplicates("curve").sort_values("ranked_among", kind="stable")
     columns = list(order["curve"])
     privileged = set(order.loc[order["ranked_among"] == "privileged", "curve"])
     values = np.full((len(rows), len(columns)), np.nan)
     labels = np.full(values.shape, "", dtype=object)
     for row in table.itertuples():
-        y, x = rows.index((row.world, row.eps)), columns.index(row.curve)
+        y, x = rows.index((row.world, row.privacy)), columns.index(row.curve)
         values[y, x] = math.log10(row.ratio) if row.ratio > 0 else np.nan
         labels[y, x] = f"{row.ratio:.2g}" + ("*" if row.beats_local else "") + ("+" if row.beats_baseline else "")
     finite = values[np.isfinite(values)]
@@ -334,7 +334,7 @@ def draw_scorecard(table: pd.DataFrame, meta: dict, title: str, pdf, png) -> Non
     ax.set_xticks(range(len(columns)),
                   [f"{c}\n(knows classes)" if c in privileged else c for c in columns], fontsize=7, rotation=30,
                   ha="right")
-    ax.set_yticks(range(len(rows)), [f"{world}, eps={eps:g}" for world, eps in rows], fontsize=7)
+    ax.set_yticks(range(len(rows)), [f"{world}, {privacy}" for world, privacy in rows], fontsize=7)
     for y in range(1, len(rows)):
         if rows[y][0] != rows[y - 1][0]:
             ax.axhline(y - 0.5, color="w", lw=2)

@@ -33,6 +33,7 @@ import copy
 import functools
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -56,9 +57,9 @@ LOCAL = "Local"
 K = 2.0
 #: The family-wise error rate of the card's tests (Holm).
 ALPHA = 0.05
-#: Columns of the card's table, one row per world x eps x algorithm.
-CARD_COLUMNS = ["world", "eps", "curve", "t", "mse", "se", "runs", "local", "ratio", "ratio_lo", "ratio_hi",
-                "below_local_from", "log_ratio_area", "p_local", "beats_local", "best_baseline", "p_baseline",
+#: Columns of the card's table, one row per world x privacy level x algorithm.
+CARD_COLUMNS = ["world", "privacy", "eps", "curve", "kind", "t", "mse", "se", "runs", "local", "ratio", "ratio_lo",
+                "ratio_hi", "below_local_from", "log_ratio_area", "p_local", "beats_local", "best_baseline", "p_baseline",
                 "beats_baseline", "rank", "ranked_among", "knows", "cpu_seconds_per_run", "figure"]
 
 
@@ -104,6 +105,17 @@ def cell_entry(config: dict, card: dict, world: str, algorithm: str, engine, eps
     return entry
 
 
+def privacy_of(curve: str, settings: dict) -> tuple[str, float]:
+    """A cell curve's privacy level: its name's ``eps=...`` (a value, or a privacy mix's
+    ``eps=1:30%,inf:70%``, whose eps is NaN), else its figure's one ``eps``."""
+    found = re.search(r"\beps=(\S+)", curve)
+    token = found[1] if found else f"{float(settings['eps']):g}"
+    try:
+        return f"eps={token}", float(token)
+    except ValueError:
+        return f"eps={token}", math.nan
+
+
 def holm(p_values: np.ndarray, alpha: float = ALPHA) -> np.ndarray:
     """Holm's step-down rejections of a family of p-values (NaN: no test, never rejected):
     sorted ascending, the i-th smallest (from 0) is rejected while p <= alpha / (m - i)."""
@@ -120,8 +132,8 @@ def holm(p_values: np.ndarray, alpha: float = ALPHA) -> np.ndarray:
 
 def ranks(frame: pd.DataFrame) -> pd.Series:
     """Each row's rank by ``mse`` (1 = lowest, ties share the lowest rank) within its world,
-    eps and ``ranked_among`` (deployable algorithms apart from privileged ones)."""
-    return frame.groupby(["world", "eps", "ranked_among"], sort=False)["mse"].rank(method="min").astype(int)
+    privacy level and ``ranked_among`` (deployable algorithms apart from privileged ones)."""
+    return frame.groupby(["world", "privacy", "ranked_among"], sort=False)["mse"].rank(method="min").astype(int)
 
 
 def first_below(t: np.ndarray, mse: np.ndarray, local: np.ndarray) -> float:
@@ -170,7 +182,8 @@ def one_sided_p(difference: float, se: float) -> float:
 
 
 def card_rows(cells: list[dict]) -> pd.DataFrame:
-    """The card from its cells' curves.  Each cell is ``{"world", "eps", "curve", "figure",
+    """The card from its cells' curves.  Each cell is ``{"world", "privacy" (its label:
+    ``eps=<value>`` or a mix's), "eps" (NaN for a mix), "curve", "figure",
     "knows", "baseline", "cpu_seconds_per_run", "t" (recorded times), "mse" (mean curve),
     "local" (Local's curve), "run_ids", "runs_mse" (per run, at the horizon), "runs_local"
     (per run at the horizon, or None where Local is exact)}``."""
@@ -179,7 +192,8 @@ def card_rows(cells: list[dict]) -> pd.DataFrame:
         t, mse, local = cell["t"], cell["mse"], cell["local"]
         ratio, ratio_se, diff_se = ratio_and_se(cell["runs_mse"], cell["runs_local"], float(local[-1]))
         rows.append({
-            "world": cell["world"], "eps": float(cell["eps"]), "curve": cell["curve"], "t": int(t[-1]),
+            "world": cell["world"], "privacy": cell["privacy"], "eps": float(cell["eps"]), "curve": cell["curve"],
+            "kind": "simulated", "t": int(t[-1]),
             "mse": float(mse[-1]), "se": float(np.std(cell["runs_mse"], ddof=1) / math.sqrt(len(cell["runs_mse"])))
             if len(cell["runs_mse"]) > 1 else math.nan, "runs": len(cell["runs_mse"]), "local": float(local[-1]),
             "ratio": ratio, "ratio_lo": ratio - K * ratio_se, "ratio_hi": ratio + K * ratio_se,
@@ -192,7 +206,7 @@ def card_rows(cells: list[dict]) -> pd.DataFrame:
     frame = pd.DataFrame(rows)
     best, p_best = [], []
     for _, row in frame.iterrows():
-        rivals = frame[(frame["world"] == row["world"]) & (frame["eps"] == row["eps"]) & frame["_baseline"]
+        rivals = frame[(frame["world"] == row["world"]) & (frame["privacy"] == row["privacy"]) & frame["_baseline"]
                        & (frame["curve"] != row["curve"])]
         if rivals.empty:
             best.append("")
@@ -292,9 +306,15 @@ class ScorecardEngine(DerivedEngine):
         """The card's cells (name suffix -> world, algorithm, baseline), which the table
         stage reads; a card ``check`` refuses has none."""
         figures = config["figures"]
-        known = all(spec.get("base") in figures for spec in settings["worlds"].values()) and all(
-            spec.get("engine") in self.engines for spec in settings["algorithms"].values())
-        cells = self.cells(settings, "", {**config, "figures": figures}) if known else []
+
+        def simulated(engine):
+            return engine in self.engines and self.engines[engine].simulated
+
+        known = all(spec["base"] in figures and simulated(figures[spec["base"]]["engine"])
+                    for spec in settings["worlds"].values()) and all(
+            simulated(spec["engine"]) and set(spec["worlds"]) <= set(settings["worlds"])
+            for spec in settings["algorithms"].values())
+        cells = self.cells(settings, "", config) if known else []
         settings["cells"] = {cell["name"][2:]: {"world": cell["world"], "algorithm": cell["algorithm"],
                                                 "baseline": settings["algorithms"][cell["algorithm"]]["baseline"]}
                              for cell in cells}
@@ -304,10 +324,12 @@ class ScorecardEngine(DerivedEngine):
         them have the same instances) and makes one curve per eps."""
         resolved["stream"] = generated["stream"]
         curves = len(self.engines[resolved["engine"]].spec(resolved).curves)
-        if curves != len(generated["eps"]):
+        levels = len(generated["eps"]) + len(resolved.get("privacy_mixes", ()))
+        if curves != levels:
             raise ConfigError(f"{where}.algorithms.{generated['algorithm']}: makes {curves} curves for "
-                              f"{len(generated['eps'])} eps on world {generated['world']!r}; an algorithm's `set` "
-                              "must choose exactly one curve per eps (one rule; one algorithm and depth; ...)")
+                              f"{levels} privacy levels (eps and mixes) on world {generated['world']!r}; an "
+                              "algorithm's `set` must choose exactly one curve per level (one rule; one algorithm "
+                              "and depth; ...)")
 
     def table_inputs(self, figure, settings, chunk_paths, results="results"):
         names = [f"{figure}__{suffix}" for suffix in settings["cells"]]
@@ -338,16 +360,17 @@ class ScorecardEngine(DerivedEngine):
             knows = "; ".join(self.engines[settings["engine"]].privileged_knowledge(settings))
             for index, curve in enumerate(parts[0]["curves"]):
                 rows = table[table["curve"] == curve].sort_values("t")
-                eps = float(rows["eps"].iloc[0]) if "eps" in rows else float(settings["eps"])
+                privacy, eps = privacy_of(str(curve), settings)
                 cells.append({
-                    "world": info["world"], "eps": eps, "curve": info["algorithm"], "figure": name,
+                    "world": info["world"], "privacy": privacy, "eps": eps, "curve": info["algorithm"],
+                    "figure": name,
                     "knows": knows, "baseline": info["baseline"],
                     "cpu_seconds_per_run": float(meta["compute_seconds"]) / max(int(meta["runs"]), 1),
                     "t": rows["t"].to_numpy(), "mse": rows["mse"].to_numpy(), "local": local["mse"].to_numpy(),
                     "run_ids": run_ids, "runs_mse": mse_runs[:, index, -1],
                     "runs_local": None if local_runs is None else local_runs[:, -1],
                 })
-        card = card_rows(cells).sort_values(["world", "eps", "ranked_among", "rank"], kind="stable")
+        card = card_rows(cells).sort_values(["world", "eps", "privacy", "ranked_among", "rank"], kind="stable")
         tests = int(card["p_local"].notna().sum() + card["p_baseline"].notna().sum())
         provenance = {
             "runs": int(card["runs"].max()),
@@ -386,10 +409,10 @@ def frontier(card: pd.DataFrame) -> list[str]:
     """In words, per world and eps: which deployable algorithms beat Local significantly
     (Holm) at the horizon, and by how much; or that none does."""
     lines = []
-    for (world, eps), rows in card.groupby(["world", "eps"], sort=True):
+    for (world, privacy), rows in card.groupby(["world", "privacy"], sort=False):
         deployable = rows[rows["ranked_among"] == "deployable"]
         winners = deployable[deployable["beats_local"]].sort_values("ratio")
-        where = f"{world}, eps={eps:g}"
+        where = f"{world}, {privacy}"
         if winners.empty:
             best = deployable.sort_values("ratio").head(1)
             detail = (f" (best deployable: {best['curve'].iloc[0]} at {best['ratio'].iloc[0]:.3g} x Local)"
