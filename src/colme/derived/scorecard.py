@@ -59,8 +59,8 @@ K = 2.0
 ALPHA = 0.05
 #: Columns of the card's table, one row per world x privacy level x algorithm.
 CARD_COLUMNS = ["world", "privacy", "eps", "curve", "kind", "t", "mse", "se", "runs", "local", "ratio", "ratio_lo",
-                "ratio_hi", "below_local_from", "log_ratio_area", "p_local", "beats_local", "best_baseline", "p_baseline",
-                "beats_baseline", "rank", "ranked_among", "knows", "cpu_seconds_per_run", "figure"]
+                "ratio_hi", "below_local_from", "log_ratio_area", "p_local", "beats_local", "best_baseline",
+                "p_baseline", "beats_baseline", "rank", "ranked_among", "knows", "cpu_seconds_per_run", "figure"]
 
 
 def cell_name(card: str, world: str, algorithm: str, eps=None) -> str:
