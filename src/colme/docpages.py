@@ -428,6 +428,88 @@ def build_page(folder: Path, title: str) -> str:
     return "\n".join(lines)
 
 
+# --- the scorecard ------------------------------------------------------------------------------
+
+SCORECARD_INTRO = """# Scorecard: every algorithm on every world
+
+A *suite* (`suites/*.yaml`) names worlds (each a simulated figure whose agents, graph,
+population, horizon and runs it takes), privacy levels and algorithms (an engine and the
+settings that make it that algorithm: a built-in rule, C-ColME or B-ColME of Galante et al.,
+Private-ColME's tests, or a rule of one's own).  One target builds the card:
+
+```bash
+snakemake --cores all --configfile suites/default.yaml      # results/suites/default/
+```
+
+Each algorithm meets each world of its kind in a *cell*, an ordinary simulated figure drawing
+the world's random streams, so every comparison is paired run by run; adding an algorithm
+(one line) builds its cells and the card, nothing else (`colme.derived.scorecard`).
+
+The card reads every cell at its world's horizon T:
+
+- `ratio` [`ratio_lo`, `ratio_hi`]: MSE / Local at T, with its 2-se interval (paired with
+  Local where Local is simulated: a world from a data file);
+- `below_local_from`: the first recorded t after which the mean curve stays below Local
+  (empty: above Local at T);
+- `log_ratio_area`: the mean of log10(MSE / Local) over ln t, below 0 where collaboration
+  helps on (log-)average;
+- `beats_local`, `beats_baseline`: one-sided tests against Local and against the best
+  baseline (the baseline algorithm of lowest MSE at T in that world and privacy level,
+  paired run by run), Holm over every test of the card at family-wise 0.05;
+- `rank`, `ranked_among`: the rank by MSE at T, deployable algorithms apart from those that
+  know something a deployed agent would not (`knows`);
+- `cpu_seconds_per_run`: the cell figure's kernel CPU seconds per run, all its eps together.
+
+In the heatmap, * marks a cell that beats Local and + one that beats the best baseline; the
+columns after the black line are the privileged algorithms (the oracle knows the classes;
+C-ColME as its authors' code runs it stops its restarts when the true classes show that no
+wrong link is left).  Everything below is generated from the published files.
+"""
+
+
+def scorecard_page(root: Path) -> str:
+    """The scorecard page: what a card is, then each published suite (``docs/suites/<name>``):
+    its build, heatmap, the frontier in words and the card, all read from the published files."""
+    from .derived.scorecard import frontier
+
+    lines = [SCORECARD_INTRO]
+    for folder in sorted((Path(root) / "docs" / "suites").glob("*/build.json")):
+        folder = folder.parent
+        build = json.loads((folder / "build.json").read_text())
+        for figure in build["figures"]:
+            card = pd.read_csv(folder / "tables" / f"{figure}.csv", keep_default_na=False, na_values=[""])
+            rows = card.groupby(["world", "privacy"], sort=False)
+            paying = sum(bool(((g["ranked_among"] == "deployable") & g["beats_local"]).any()) for _, g in rows)
+            lines += [
+                f"## Suite `{folder.name}`: {figure} ({build['preset']} preset)", "",
+                (f"Built by `suites/{folder.name}.yaml` in {build['wall_seconds'] / 60:.1f} min on "
+                 f"{build['cores']} cores ({', '.join(str(v) for v in build['machine'].values())}), "
+                 f"{build['compute_seconds']:.0f} core-seconds; seed {build['seed']}, commit "
+                 f"`{build['commit'][:10]}`; [build page](suites/{folder.name}/index.md), "
+                 f"[card (csv)](suites/{folder.name}/tables/{figure}.csv)."),
+                "", f"![{figure}](suites/{folder.name}/figures/{figure}.png)", "",
+                "### Where private collaboration pays", "",
+                (f"A deployable algorithm beats Local significantly in {paying} of the {rows.ngroups} world and "
+                 "privacy rows:"), "",
+                *[f"- {_cell(line)}" for line in frontier(card)], "",
+                "### The card", "",
+                ("| world | privacy | algorithm | MSE / Local [2 se] | below Local from t | area | beats Local "
+                 "| beats best baseline | rank | knows | CPU s / run |"),
+                "|---|---|---|---|---|---|---|---|---|---|---|",
+            ]
+            for row in card.itertuples():
+                below = "" if pd.isna(row.below_local_from) else f"{row.below_local_from:g}"
+                baseline = "" if not row.best_baseline or pd.isna(row.best_baseline) else (
+                    f"{'yes' if row.beats_baseline else 'no'} ({row.best_baseline})")
+                lines.append(
+                    f"| {row.world} | {row.privacy} | {row.curve} | {row.ratio:.3g} [{row.ratio_lo:.3g}, "
+                    f"{row.ratio_hi:.3g}] | {below} | {row.log_ratio_area:+.2f} | "
+                    f"{'yes' if row.beats_local else 'no'} | {baseline} | {row.rank} ({row.ranked_among}) | "
+                    f"{_cell(row.knows) if isinstance(row.knows, str) else ''} | {row.cpu_seconds_per_run:.3g} |")
+            lines.append("")
+    return "\n".join(lines)
+
+
 # --- the generated pages together -----------------------------------------------------------
 
 #: The published builds with their own page, and their titles (experiments: one per folder).
@@ -442,18 +524,22 @@ def generated_pages(root: Path) -> dict[str, str]:
         "configuration.md": config_reference(load_schema()),
         "choices.md": choices_page(root / "config.yaml", sorted((root / "experiments").glob("*.yaml"))),
         "claims.md": claims_page(root / "workflow" / "claims.yaml", {build: docs / build for build in BUILD_TITLES}),
+        "scorecard.md": scorecard_page(root),
     }
     builds = list(BUILD_TITLES)
-    builds += [f"experiments/{path.parent.name}" for path in sorted((docs / "experiments").glob("*/build.json"))]
+    builds += [f"{kind}/{path.parent.name}" for kind in ("experiments", "suites")
+               for path in sorted((docs / kind).glob("*/build.json"))]
     for build in builds:
-        pages[f"{build}/index.md"] = build_page(docs / build, build_title(build.rsplit("/", 1)[-1]))
+        pages[f"{build}/index.md"] = build_page(docs / build, build_title(build))
     return pages
 
 
 def build_title(name: str) -> str:
-    """The title of the page of the published build in the folder ``name`` (a preset's, or
-    an experiment's)."""
-    return BUILD_TITLES.get(name, f"Experiment {name}")
+    """The title of the page of the published build in the folder ``name`` (a preset's, an
+    experiment's or a suite's, ``suites/<name>``)."""
+    if name.startswith("suites/"):
+        return f"Suite {name.split('/', 1)[1]}"
+    return BUILD_TITLES.get(name, f"Experiment {name.rsplit('/', 1)[-1]}")
 
 
 def stale_pages(root: Path, pages: dict[str, str] | None = None) -> list[str]:

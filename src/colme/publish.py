@@ -90,7 +90,8 @@ def publish(results: Path, dest: Path, config: dict, wall_seconds: float | None,
         shutil.rmtree(staging)
     try:
         build = _publish_into(results, staging, config, wall_seconds, cores, root)
-        (staging / "index.md").write_text(build_page(staging, build_title(dest.name)))
+        name = f"{dest.parent.name}/{dest.name}" if dest.parent.name == "suites" else dest.name
+        (staging / "index.md").write_text(build_page(staging, build_title(name)))
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

@@ -28,6 +28,7 @@ def product_files() -> list[Path]:
     files += sorted((ROOT / "docs").glob("**/provenance/*.json"))
     files += sorted((ROOT / "docs").glob("**/*.md"))
     files += sorted((ROOT / "experiments").glob("*.yaml"))
+    files += sorted((ROOT / "suites").glob("*.yaml"))
     files += sorted(path for path in (ROOT / "workflow").rglob("*") if path.is_file())
     for pattern in ("*.py", "*.yaml"):
         files += sorted((ROOT / "src").rglob(pattern))

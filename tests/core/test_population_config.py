@@ -141,6 +141,20 @@ def test_private_colme_runs_with_class_probabilities():
     assert made["classes"].shape == (2, 30)
 
 
+def test_shipped_suites_validate_and_target_their_scorecards():
+    shipped = yaml.safe_load((ROOT / "config.yaml").read_text())
+    files = sorted((ROOT / "suites").glob("*.yaml"))
+    assert files
+    for path in files:
+        suite = yaml.safe_load(path.read_text())
+        merged = {**shipped, **{k: v for k, v in suite.items() if k != "figures"},
+                  "figures": {**shipped["figures"], **suite["figures"]}}
+        validated = validate_config(merged, SCHEMA)
+        cards = {name for name, entry in suite["figures"].items() if entry.get("engine") == "scorecard"}
+        assert cards and set(validated["targets"]) == cards, path.name
+        assert validated["results"] == f"results/suites/{path.stem}", path.name
+
+
 def test_shipped_experiments_validate_and_target_only_their_figures():
     shipped = yaml.safe_load((ROOT / "config.yaml").read_text())
     files = sorted((ROOT / "experiments").glob("*.yaml"))

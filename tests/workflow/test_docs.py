@@ -116,8 +116,10 @@ def test_site_shows_the_published_figures(site):
         present = {f for f in built if (ROOT / "docs" / build / "figures" / f"{f}.png").exists()}
         assert present and present <= shown, sorted(present - shown)
     assert 'src="default/figures/fig1_r20.png"' in home
-    for experiment in (ROOT / "docs" / "experiments").glob("*/build.json"):
-        assert (site / "experiments" / experiment.parent.name / "index.html").exists()
+    for kind in ("experiments", "suites"):
+        for build in (ROOT / "docs" / kind).glob("*/build.json"):
+            assert (site / kind / build.parent.name / "index.html").exists()
+    assert (site / "scorecard" / "index.html").exists()
 
 
 def _properties(node, found):

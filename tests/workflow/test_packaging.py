@@ -252,7 +252,8 @@ def test_a_non_editable_install_validates_every_shipped_config(tmp_path):
         "from colme.expansion import expand_config",
         f"root = Path({str(ROOT)!r})",
         f"assert Path(colme.__file__).is_relative_to({str(site)!r}), colme.__file__",
-        "for experiment in [None, *sorted((root / 'experiments').glob('*.yaml'))]:",
+        "for experiment in [None, *sorted((root / 'experiments').glob('*.yaml')),",
+        "                   *sorted((root / 'suites').glob('*.yaml'))]:",
         "    expansion = expand_config(load_config(root / 'config.yaml', experiment))",
         "    print(experiment and experiment.name, len(expansion.settings))",
         "assert not [m.__file__ for m in sys.modules.values()",
@@ -264,4 +265,5 @@ def test_a_non_editable_install_validates_every_shipped_config(tmp_path):
         env={**os.environ, "PYTHONPATH": str(site)},
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    assert len(result.stdout.splitlines()) == 1 + len(list((ROOT / "experiments").glob("*.yaml")))
+    assert len(result.stdout.splitlines()) == 1 + len(list((ROOT / "experiments").glob("*.yaml"))) + len(
+        list((ROOT / "suites").glob("*.yaml")))

@@ -41,6 +41,7 @@ import pandas as pd
 import yaml
 from scipy.stats import norm
 
+from ..aggregation import panel_rows
 from ..engines import NO_DIAGNOSTICS, NO_PAIRS, FigureTables, check_names_figure, table_path
 from ..errors import ConfigError
 from ..integrity import load_verified
@@ -350,7 +351,7 @@ class ScorecardEngine(DerivedEngine):
         cells = []
         for suffix, info in params["cells"].items():
             name = f"{figure}__{suffix}"
-            table, meta = tables[name], metas[name]
+            table, meta = panel_rows(tables[name]), metas[name]  # a grouped table: its panel rows
             parts = sorted(chunks[name], key=lambda part: int(part["runs"][0]))
             settings = meta["settings"]
             run_ids = np.concatenate([part["runs"] for part in parts])
