@@ -439,6 +439,7 @@ Private-ColME's tests, or a rule of one's own).  One target builds the card:
 
 ```bash
 snakemake --cores all --configfile suites/default.yaml      # results/suites/default/
+snakemake --profile profiles/slurm --configfile suites/default.yaml --config preset=paper
 ```
 
 Each algorithm meets each world of its kind in a *cell*, an ordinary simulated figure drawing
@@ -457,7 +458,8 @@ The card reads every cell at its world's horizon T:
   baseline (the baseline algorithm of lowest MSE at T in that world and privacy level,
   paired run by run), Holm over every test of the card at family-wise 0.05;
 - `rank`, `ranked_among`: the rank by MSE at T, deployable algorithms apart from those that
-  know something a deployed agent would not (`knows`);
+  know something a deployed agent would not (`knows`: what the engine says of its settings,
+  and what the suite declares for the algorithm);
 - `cpu_seconds_per_run`: the cell figure's kernel CPU seconds per run, all its eps together.
 
 In the heatmap, * marks a cell that beats Local and + one that beats the best baseline; the

@@ -309,9 +309,15 @@ def draw_scorecard(table: pd.DataFrame, meta: dict, title: str, pdf, png) -> Non
     grey: the algorithm does not run on that world."""
     sns.set_theme(style="white", context="paper")
     rows = list(dict.fromkeys(zip(table["world"], table["privacy"], strict=True)))
-    order = table.drop_duplicates("curve").sort_values("ranked_among", kind="stable")
-    columns = list(order["curve"])
-    privileged = set(order.loc[order["ranked_among"] == "privileged", "curve"])
+    # deployable algorithms, then the privileged ones; within each, those of the most worlds
+    # first, baselines after the others, by mean rank
+    order = table.groupby("curve").agg(privileged=("ranked_among", lambda r: (r == "privileged").any()),
+                                       worlds=("world", lambda w: ",".join(sorted(set(w)))),
+                                       breadth=("world", lambda w: -len(set(w))), rank=("rank", "mean"))
+    algorithms = meta["settings"]["algorithms"]
+    order["baseline"] = [bool(algorithms.get(name, {}).get("baseline")) for name in order.index]
+    columns = list(order.sort_values(["privileged", "breadth", "worlds", "baseline", "rank"], kind="stable").index)
+    privileged = set(order.index[order["privileged"]])
     values = np.full((len(rows), len(columns)), np.nan)
     labels = np.full(values.shape, "", dtype=object)
     for row in table.itertuples():

@@ -13,10 +13,11 @@ and a per-agent jitter of the mean.
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import NamedTuple
 
 import numba
@@ -451,8 +452,14 @@ class Population:
 
 def file_population(data: dict):
     """The ``Population`` of a file world: one class per class of the file (a single class
-    if it gives none), each with its agents' average true mean and its ``EmpiricalLaw``."""
-    streams = streams_from_settings(data)
+    if it gives none), each with its agents' average true mean and its ``EmpiricalLaw``
+    (made once per process and content: a suite's expansion asks for it per figure)."""
+    return _file_population(json.dumps(canonical_data(data), sort_keys=True))
+
+
+@lru_cache(maxsize=8)
+def _file_population(key: str):
+    streams = streams_from_settings(json.loads(key))
     classes = streams.classes if streams.classes is not None else np.zeros(streams.n_agents, dtype=np.int64)
     n_classes = int(classes.max()) + 1
     centred, agent = streams.centred(), streams.agent_of_sample

@@ -54,7 +54,10 @@ figures:
       oracle: {engine: ccolme, set: {rules: [oracle]}}
       c_colme: {engine: scalable, set: {algorithms: [c_colme], rules: [optimistic]}, baseline: true}
       b_colme: {engine: scalable, set: {algorithms: [b_colme], depths: [2], rules: [optimistic]}, baseline: true}
-      pm2: {engine: private_colme, set: {schedules: [rrr], mechanisms: [pm2], weights: [wmom], noises: [laplace]}}
+      pm2:
+        engine: private_colme
+        set: {schedules: [rrr], mechanisms: [pm2], weights: [wmom], noises: [laplace]}
+        knows: ["the class means' smallest gap"]
 """
 
 
@@ -191,6 +194,13 @@ def test_a_cell_equals_its_figure_built_alone_and_adding_an_algorithm_plans_only
     card = pd.read_csv(tmp_path / "results/tables/card.csv")
     assert len(card) == 2 * (3 * 2 + 1) and set(card["world"]) == {"regular", "sparse", "all_to_all"}
     assert (tmp_path / "results/figures/card.png").stat().st_size > 1000
+    # what each knows that a deployed agent would not: the engine's word, and the suite's own
+    knows = card.groupby("curve")["knows"].first().fillna("")
+    assert "oracle rule" in knows["oracle"] and "restarts stop" in knows["c_colme"]
+    assert knows["b_colme"] == "" and knows["pm2"] == "the class means' smallest gap"
+    ranked = card.groupby("curve")["ranked_among"].first()
+    assert ranked.to_dict() == {"oracle": "privileged", "c_colme": "privileged", "b_colme": "deployable",
+                                "pm2": "privileged"}
     # the card's cell is the base figure's curve, bit for bit: build the base alone
     snakemake(tmp_path, "--cores", "2", "results/tables/world_a.csv", config=SUITE)
     alone = pd.read_csv(tmp_path / "results/tables/world_a.csv")

@@ -317,7 +317,8 @@ class ScorecardEngine(DerivedEngine):
             for spec in settings["algorithms"].values())
         cells = self.cells(settings, "", config) if known else []
         settings["cells"] = {cell["name"][2:]: {"world": cell["world"], "algorithm": cell["algorithm"],
-                                                "baseline": settings["algorithms"][cell["algorithm"]]["baseline"]}
+                                                "baseline": settings["algorithms"][cell["algorithm"]]["baseline"],
+                                                "knows": settings["algorithms"][cell["algorithm"]]["knows"]}
                              for cell in cells}
 
     def check_generated(self, settings, where, generated, resolved):
@@ -358,7 +359,7 @@ class ScorecardEngine(DerivedEngine):
             mse_runs = np.concatenate([part["mse"] for part in parts])  # runs x curves x t
             local_runs = np.concatenate([part["local_mse"] for part in parts]) if "local_mse" in parts[0] else None
             local = table[table["curve"] == LOCAL].sort_values("t")
-            knows = "; ".join(self.engines[settings["engine"]].privileged_knowledge(settings))
+            knows = "; ".join([*self.engines[settings["engine"]].privileged_knowledge(settings), *info["knows"]])
             for index, curve in enumerate(parts[0]["curves"]):
                 rows = table[table["curve"] == curve].sort_values("t")
                 privacy, eps = privacy_of(str(curve), settings)
