@@ -30,6 +30,7 @@ import pandas as pd
 
 from .claims import EVIDENCE, HISTORY, HOLM, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, evidence_summary, load_claims
 from .config import ConfigError, load_config, load_schema, resolve_figure, schema_cases
+from .derived.scorecard import frontier, frontier_by_privacy
 from .expansion import validate_config
 from .registry import ENGINES
 
@@ -472,8 +473,6 @@ wrong link is left).  Everything below is generated from the published files.
 def scorecard_page(root: Path) -> str:
     """The scorecard page: what a card is, then each published suite (``docs/suites/<name>``):
     its build, heatmap, the frontier in words and the card, all read from the published files."""
-    from .derived.scorecard import frontier
-
     lines = [SCORECARD_INTRO]
     for folder in sorted((Path(root) / "docs" / "suites").glob("*/build.json")):
         folder = folder.parent
@@ -491,8 +490,11 @@ def scorecard_page(root: Path) -> str:
                  f"[card (csv)](suites/{folder.name}/tables/{figure}.csv)."),
                 "", f"![{figure}](suites/{folder.name}/figures/{figure}.png)", "",
                 "### Where private collaboration pays", "",
-                (f"A deployable algorithm beats Local significantly in {paying} of the {rows.ngroups} world and "
-                 "privacy rows:"), "",
+                (f"A deployable algorithm beats Local significantly (Holm) in {paying} of the {rows.ngroups} "
+                 "world and privacy rows. By privacy level, where collaboration pays (the best deployable "
+                 "algorithm that beats Local) and where it does not:"), "",
+                *[f"- {_cell(line)}" for line in frontier_by_privacy(card)], "",
+                "Row by row:", "",
                 *[f"- {_cell(line)}" for line in frontier(card)], "",
                 "### The card", "",
                 ("| world | privacy | algorithm | MSE / Local [2 se] | below Local from t | area | beats Local "

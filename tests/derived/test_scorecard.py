@@ -14,6 +14,8 @@ from colme.config import ConfigError, load_config
 from colme.derived.scorecard import (
     card_rows,
     first_below,
+    frontier,
+    frontier_by_privacy,
     holm,
     log_ratio_area,
     ratio_and_se,
@@ -216,3 +218,16 @@ def test_a_cell_equals_its_figure_built_alone_and_adding_an_algorithm_plans_only
     jobs = planned_jobs(tmp_path, more)
     assert jobs == {"simulate": 4, "table": 3, "figure": 1, "instances": 0, "all": 1} or jobs == {
         "simulate": 4, "table": 3, "figure": 1, "all": 1}, jobs
+
+
+def test_the_frontier_in_words_names_where_collaboration_pays():
+    shared = np.array([0.0, 0.01, -0.01, 0.02, -0.02, 0.0, 0.01, -0.01])
+    card = card_rows([
+        cell("grid", 1.0, "good", 0.5 + shared),
+        cell("grid", 1.0, "oracle", 0.2 + shared, knows="the true classes"),  # privileged: not counted
+        cell("tree", 1.0, "good", 1.5 + shared),
+        cell("tree", 1.0, "oracle", 0.2 + shared, knows="the true classes"),
+    ])
+    assert frontier_by_privacy(card) == ["eps=1: pays on grid (good 0.5 x Local); does not on tree"]
+    assert frontier(card) == ["grid, eps=1: good 0.5 x Local beat Local",
+                              "tree, eps=1: no deployable algorithm beats Local (best deployable: good at 1.5 x Local)"]

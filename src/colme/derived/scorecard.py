@@ -70,15 +70,15 @@ def cell_name(card: str, world: str, algorithm: str, eps=None) -> str:
 
 
 @functools.cache
-def figure_keys(engine) -> frozenset[str]:
-    """The keys a figure of ``engine`` may have (its schema definition's properties)."""
-    definition = yaml.safe_load(Path(engine.schema).read_text())["$defs"][engine.figure_schema]
-    return frozenset(definition.get("properties", {}))
+def figure_properties(engine) -> dict:
+    """The schema of each key a figure of ``engine`` may have (its definition's properties)."""
+    return yaml.safe_load(Path(engine.schema).read_text())["$defs"][engine.figure_schema].get("properties", {})
 
 
 def lanes_eps(engine) -> bool:
-    """Whether the engine runs every eps as lanes of one figure (a list-valued ``eps``)."""
-    return "eps" in engine.lane_keys or engine.name == "scalable"
+    """Whether the engine takes a list of eps, one curve each, in one figure (else one
+    figure per eps)."""
+    return figure_properties(engine).get("eps", {}).get("type") == "array"
 
 
 def world_stream(card: dict, name: str, world: str) -> str:
@@ -95,7 +95,7 @@ def cell_entry(config: dict, card: dict, world: str, algorithm: str, engine, eps
     card's ``theta_k`` for an engine that zips it with eps, or one value)."""
     spec, chosen = card["worlds"][world], card["algorithms"][algorithm]
     base = config["figures"][spec["base"]]
-    accepted = figure_keys(engine)
+    accepted = figure_properties(engine)
     entry = {"engine": engine.name, "title": f"{algorithm} on {world}"}
     entry.update({key: copy.deepcopy(base[key]) for key in WORLD_KEYS if key in base and key in accepted})
     for key, value in [*spec.get("set", {}).items(), *chosen.get("set", {}).items()]:
@@ -423,4 +423,22 @@ def frontier(card: pd.DataFrame) -> list[str]:
         else:
             lines.append(f"{where}: " + ", ".join(f"{r.curve} {r.ratio:.3g} x Local" for r in winners.itertuples())
                          + " beat Local")
+    return lines
+
+
+def frontier_by_privacy(card: pd.DataFrame) -> list[str]:
+    """In words, per privacy level: the worlds where some deployable algorithm beats Local
+    significantly (Holm), with the best such one and its MSE / Local, and those where none
+    does: where practical (private) collaboration pays, and where it does not."""
+    lines = []
+    for privacy, rows in card.groupby("privacy", sort=False):
+        pays, not_pays = [], []
+        for world, group in rows.groupby("world", sort=True):
+            winners = group[(group["ranked_among"] == "deployable") & group["beats_local"]].sort_values("ratio")
+            if winners.empty:
+                not_pays.append(world)
+            else:
+                pays.append(f"{world} ({winners['curve'].iloc[0]} {winners['ratio'].iloc[0]:.2g} x Local)")
+        lines.append(f"{privacy}: pays on {', '.join(pays) or 'no world'}; does not on "
+                     f"{', '.join(not_pays) or 'no world'}")
     return lines
