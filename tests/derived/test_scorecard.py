@@ -228,6 +228,8 @@ def test_the_frontier_in_words_names_where_collaboration_pays():
         cell("tree", 1.0, "good", 1.5 + shared),
         cell("tree", 1.0, "oracle", 0.2 + shared, knows="the true classes"),
     ])
-    assert frontier_by_privacy(card) == ["eps=1: pays on grid (good 0.5 x Local); does not on tree"]
+    assert frontier_by_privacy(card) == ["eps=1: pays on grid (good 0.5 x Local); not on tree"]
+    assert frontier_by_privacy(card[card["world"] == "tree"]) == ["eps=1: pays on no world (tree)"]
+    assert frontier_by_privacy(card[card["world"] == "grid"]) == ["eps=1: pays on every world: grid (good 0.5 x Local)"]
     assert frontier(card) == ["grid, eps=1: good 0.5 x Local beat Local",
                               "tree, eps=1: no deployable algorithm beats Local (best deployable: good at 1.5 x Local)"]

@@ -439,6 +439,10 @@ def frontier_by_privacy(card: pd.DataFrame) -> list[str]:
                 not_pays.append(world)
             else:
                 pays.append(f"{world} ({winners['curve'].iloc[0]} {winners['ratio'].iloc[0]:.2g} x Local)")
-        lines.append(f"{privacy}: pays on {', '.join(pays) or 'no world'}; does not on "
-                     f"{', '.join(not_pays) or 'no world'}")
+        if not pays:
+            lines.append(f"{privacy}: pays on no world ({', '.join(not_pays)})")
+        elif not not_pays:
+            lines.append(f"{privacy}: pays on every world: {', '.join(pays)}")
+        else:
+            lines.append(f"{privacy}: pays on {', '.join(pays)}; not on {', '.join(not_pays)}")
     return lines
