@@ -202,3 +202,23 @@ def test_the_readmes_claim_counts_are_the_published_builds():
                    r"cause; paper (\d+) / (\d+) / (\d+) / (\d+)\)") == [
         *(default["diagnosis_evidence"].get(k, 0) for k in kinds),
         *(paper["diagnosis_evidence"].get(k, 0) for k in kinds)]
+
+
+def test_the_shipped_cards_cells_are_the_published_figures_bit_for_bit():
+    """The default suite's world paper_r10 draws config.yaml's baselines_rules streams: its
+    cells (built as figures of their own, in other chunks) give, at the horizon, the MSE of
+    the published default build's baselines_rules and baselines_c_b_colme curves exactly."""
+    card = pd.read_csv(ROOT / "docs/suites/default/tables/scorecard.csv")
+    names = {"oracle": "oracle", "bernstein": "bernstein", "optimistic": "optimistic",
+             "c_colme_authors": "C-ColME", "b_colme": "B-ColME d=2"}
+    compared = 0
+    for figure in ("baselines_rules", "baselines_c_b_colme"):
+        table = pd.read_csv(ROOT / f"docs/default/tables/{figure}.csv")
+        last = table[table["t"] == table["t"].max()].set_index("curve")
+        for row in card[(card["world"] == "paper_r10") & card["curve"].isin(list(names))].itertuples():
+            curve = f"{names[row.curve]} eps={row.eps:g}"
+            if curve in last.index:
+                assert (row.mse, row.runs, row.t) == (last.loc[curve, "mse"], last.loc[curve, "runs"],
+                                                      last.loc[curve, "t"]), (figure, curve)
+                compared += 1
+    assert compared == 10
