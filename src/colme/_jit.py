@@ -12,6 +12,7 @@ a compiled function took, so a test can catch the silent fallback.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import importlib.util
 import inspect
@@ -199,7 +200,34 @@ def call_kernel(kernel, arguments: dict) -> None:
         unknown = sorted(set(arguments) - set(expected))
         raise TypeError(f"kernel arguments: missing {missing}, unknown {unknown}")
     check_distinct(argument_arrays(arguments), getattr(kernel, "__name__", "kernel"))
+    compile_once(kernel, tuple(arguments[name] for name in expected))
     kernel(**arguments)
+
+
+def compile_once(kernel, values: tuple) -> None:
+    """Compile a cached kernel for the types of ``values`` (its arguments, in order) under an
+    exclusive lock per kernel in ``kernel_folder()``, before it runs: of several jobs that
+    meet a variant at once, the first compiles it and writes Numba's cache while the others
+    wait, then load it from the cache instead of compiling it again.  Only the compilation
+    is locked, never the run; an uncached kernel, one already compiled for these types in
+    this process, or a folder that cannot hold locks, compiles as Numba would."""
+    if type(getattr(kernel, "_cache", None)).__name__ != "FunctionCache":
+        return
+    types = tuple(kernel.typeof_pyval(value) for value in values)
+    if types in kernel.overloads:
+        return
+    try:
+        folder = kernel_folder() / "locks"
+        folder.mkdir(parents=True, exist_ok=True)
+        handle = open(folder / f"{kernel.py_func.__module__}.{kernel.__name__}.lock", "a")  # noqa: SIM115
+    except OSError:
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            kernel.compile(types)
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def kernel_folder() -> Path:
