@@ -119,7 +119,9 @@ def test_site_shows_the_published_figures(site):
     for kind in ("experiments", "suites"):
         for build in (ROOT / "docs" / kind).glob("*/build.json"):
             assert (site / kind / build.parent.name / "index.html").exists()
-    assert (site / "scorecard" / "index.html").exists()
+    scorecard = (site / "scorecard.html").read_text()
+    for build in (ROOT / "docs" / "suites").glob("*/build.json"):
+        assert f'src="suites/{build.parent.name}/figures/scorecard.png"' in scorecard
 
 
 def _properties(node, found):
