@@ -5,8 +5,9 @@ written by ``colme._jit.compile_once``; ``N runs in X s``, the simulation).
 
 Prints the CPU and its vector ISA of this machine (the build's is in its build.json), then,
 per stage, the jobs, wall seconds and CPU seconds; the simulate jobs' split into compiling
-kernels, loading compiled kernels, simulating and the rest (start-up, reading, writing);
-and the figures that cost the most.  Usage:
+kernels, loading compiled kernels, simulating (the kernel seconds a job reports: its first
+call, which compiles, counted at the rate of its later calls) and the rest (start-up,
+reading, writing); and the figures that cost the most.  Usage:
 
     python benchmarks/build_profile.py [RESULTS] [--top 15]
 """
