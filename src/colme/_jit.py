@@ -29,6 +29,7 @@ from pathlib import Path
 import numba
 import numba.extending
 import numpy as np
+from numba.core.caching import FunctionCache
 from numpy.lib.array_utils import byte_bounds
 
 try:
@@ -212,7 +213,7 @@ def compile_once(kernel, values: tuple) -> None:
     wait, then load it from the cache instead of compiling it again.  Only the compilation
     is locked, never the run; an uncached kernel, one already compiled for these types in
     this process, or a folder that cannot hold locks, compiles as Numba would."""
-    if type(getattr(kernel, "_cache", None)).__name__ != "FunctionCache":
+    if not isinstance(getattr(kernel, "_cache", None), FunctionCache):
         return
     types = tuple(kernel.typeof_pyval(value) for value in values)
     if types in kernel.overloads:

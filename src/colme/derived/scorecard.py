@@ -64,9 +64,9 @@ CARD_COLUMNS = ["world", "privacy", "eps", "curve", "kind", "t", "mse", "se", "r
                 "p_baseline", "beats_baseline", "rank", "ranked_among", "knows", "cpu_seconds_per_run", "figure"]
 
 
-def cell_name(card: str, world: str, algorithm: str, eps=None) -> str:
-    """``<card>__<world>__<algorithm>[__eps<value>]``: a valid figure name."""
-    return "__".join([card, world, algorithm] + ([] if eps is None else [f"eps{value_token(eps)}"]))
+def cell_suffix(world: str, algorithm: str, eps=None) -> str:
+    """``<world>__<algorithm>[__eps<value>]``: a cell is the figure ``<card>__<suffix>``."""
+    return "__".join([world, algorithm] + ([] if eps is None else [f"eps{value_token(eps)}"]))
 
 
 @functools.cache
@@ -280,32 +280,38 @@ class ScorecardEngine(DerivedEngine):
         return [world for world, spec in settings["worlds"].items()
                 if spec["base"] in figures and self.engines[figures[spec["base"]]["engine"]].world_kind == kind]
 
-    def cells(self, settings: dict, name: str, config: dict) -> list[dict]:
-        """Every cell of the card: ``{"name", "set" (its world and algorithm), "world",
-        "algorithm", "eps" (its list), "base" (the world's base figure), "config" (a
-        configuration holding the cell alone), "stream" (``world_stream``)}``."""
-        figures = config["figures"]
-        out = []
+    def cell_keys(self, settings: dict, figures: dict) -> list[tuple[str, str, str, list]]:
+        """(name suffix, world, algorithm, eps list) of every cell of the card: one per
+        algorithm and world it runs on, and per eps for an engine without eps lanes."""
+        keys = []
         for algorithm, chosen in settings["algorithms"].items():
-            engine = self.engines[chosen["engine"]]
-            lanes = lanes_eps(engine)
+            lanes = lanes_eps(self.engines[chosen["engine"]])
             for world in self.worlds_of(settings, algorithm, figures):
                 for eps in [settings["eps"]] if lanes else [[e] for e in settings["eps"]]:
-                    cell = cell_name(name, world, algorithm, None if lanes else eps[0])
-                    trial = global_settings(config)
-                    trial["figures"] = {cell: cell_entry(config, settings, world, algorithm, engine,
-                                                          eps if lanes else eps[0])}
-                    out.append({"name": cell, "set": {"world": world, "algorithm": algorithm},
-                                "world": world, "algorithm": algorithm, "eps": eps,
-                                "stream": world_stream(settings, name, world), "config": trial})
+                    keys.append((cell_suffix(world, algorithm, None if lanes else eps[0]), world, algorithm, eps))
+        return keys
+
+    def cells(self, settings: dict, name: str, config: dict) -> list[dict]:
+        """Every cell of the card: ``{"name", "set" (its world and algorithm), "world",
+        "algorithm", "eps" (its list), "config" (a configuration holding the cell alone),
+        "stream" (``world_stream``)}``."""
+        out = []
+        for suffix, world, algorithm, eps in self.cell_keys(settings, config["figures"]):
+            engine = self.engines[settings["algorithms"][algorithm]["engine"]]
+            trial = global_settings(config)
+            trial["figures"] = {f"{name}__{suffix}": cell_entry(config, settings, world, algorithm, engine,
+                                                                 eps if lanes_eps(engine) else eps[0])}
+            out.append({"name": f"{name}__{suffix}", "set": {"world": world, "algorithm": algorithm},
+                        "world": world, "algorithm": algorithm, "eps": eps,
+                        "stream": world_stream(settings, name, world), "config": trial})
         return out
 
     def generated_figures(self, settings, name, config, base):
         return self.cells(settings, name, config)
 
     def complete(self, settings, config):
-        """The card's cells (name suffix -> world, algorithm, baseline), which the table
-        stage reads; a card ``check`` refuses has none."""
+        """The card's cells (name suffix -> world, algorithm, baseline, knows), which the
+        table stage reads; a card ``check`` refuses has none."""
         figures = config["figures"]
 
         def simulated(engine):
@@ -315,11 +321,12 @@ class ScorecardEngine(DerivedEngine):
                     for spec in settings["worlds"].values()) and all(
             simulated(spec["engine"]) and set(spec["worlds"]) <= set(settings["worlds"])
             for spec in settings["algorithms"].values())
-        cells = self.cells(settings, "", config) if known else []
-        settings["cells"] = {cell["name"][2:]: {"world": cell["world"], "algorithm": cell["algorithm"],
-                                                "baseline": settings["algorithms"][cell["algorithm"]]["baseline"],
-                                                "knows": settings["algorithms"][cell["algorithm"]]["knows"]}
-                             for cell in cells}
+        algorithms = settings["algorithms"]
+        settings["cells"] = {
+            suffix: {"world": world, "algorithm": algorithm, "baseline": algorithms[algorithm]["baseline"],
+                     "knows": algorithms[algorithm]["knows"]}
+            for suffix, world, algorithm, _ in (self.cell_keys(settings, figures) if known else [])
+        }
 
     def check_generated(self, settings, where, generated, resolved):
         """Each cell draws its world's streams (the expansion checks that all figures drawing
