@@ -334,11 +334,12 @@ def check_config(config: dict) -> None:
                 "the class sizes must add up to the number of agents"
             )
         engine = ENGINES[settings["engine"]]
-        if settings.get("population", {}).get("data") and not engine.reads_data_files \
-                and "population" not in engine.unused_globals:
-            readers = [e for e, found in ENGINES.items() if found.reads_data_files]
-            raise ConfigError(f"{where}.data: engine {settings['engine']!r} does not run on a world from a data "
-                              f"file (yet); the engines that do: {readers}")
+        for key, what in (("data", "a world from a data file"), ("class_map", "classes from a class map")):
+            if settings.get("population", {}).get(key) and not engine.reads_data_files \
+                    and "population" not in engine.unused_globals:
+                readers = [e for e, found in ENGINES.items() if found.reads_data_files]
+                raise ConfigError(f"{where}.{key}: engine {settings['engine']!r} does not run on {what} (yet); "
+                                  f"the engines that do: {readers}")
         engine.check(settings, f"figures.{name}", config)
 
 
@@ -363,8 +364,10 @@ def check_population(population: dict, where: str) -> None:
             raise ConfigError(
                 f"{where}.{key} has {len(value)} entries but {where}.means has {len(means)}: give one per class"
             )
-    if population.get("probabilities") is not None and population.get("sizes") is not None:
-        raise ConfigError(f"{where}: give at most one of {where}.probabilities and {where}.sizes")
+    assignments = [key for key in ("probabilities", "sizes", "class_map") if population.get(key) is not None]
+    if len(assignments) > 1:
+        raise ConfigError(f"{where}: give at most one of {where}.probabilities, {where}.sizes and "
+                          f"{where}.class_map (given: {assignments})")
     probabilities = population.get("probabilities")
     if probabilities is not None and not math.isclose(sum(probabilities), 1.0, rel_tol=0, abs_tol=1e-9):
         raise ConfigError(f"{where}.probabilities={probabilities} sums to {sum(probabilities)!r}, not 1")

@@ -32,7 +32,8 @@ Replay (``colme.replay``): how an agent's n samples serve its steps t = 1, 2, ..
 uniform draw of the run's stream, the draw a law would use); ``in_order`` replays the
 stream as recorded by passes of n steps (the file's own bursts and trends, repeated);
 ``permutation`` draws a fresh uniformly random order for each pass (every sample used once
-per pass; a keyed Feistel permutation, O(1) memory).  The default is ``bootstrap``: the
+per pass, every order equally likely: a keyed Fisher-Yates shuffle at each pass's start,
+one scratch slot per sample).  The default is ``bootstrap``: the
 papers estimate the mean of a law from an i.i.d. stream, and bootstrap draws make each
 agent's stream i.i.d. from its file's empirical law, whose mean is the agent's true mean
 (its file's mean): the papers' problem on real laws (discrete, skewed, classmates' means
@@ -127,6 +128,8 @@ class AgentStreams:
     #: How the range was set: ``declared`` or ``quantiles [q, q']``; and the true means'.
     range_origin: str = "data minimum and maximum"
     true_mean: str = "file"
+    #: The class map's path where the classes come from one (``with_class_map``).
+    class_map: str | None = None
 
     @property
     def n_agents(self) -> int:
@@ -370,6 +373,111 @@ def _class_codes(labels: np.ndarray, path: Path, column: str) -> tuple[np.ndarra
     return np.searchsorted(np.array(names), labels).astype(np.int64), names
 
 
+#: A class map's columns (``read_class_map``), renamed by its ``columns`` mapping.
+CLASS_MAP_COLUMNS = {"agent": "agent", "class": "class"}
+
+
+@dataclass(frozen=True)
+class ClassMap:
+    """Each agent's class from a file (one row per agent: agent, class): ``names`` the
+    agents in the world's order (``agent_order``), ``classes`` their codes into
+    ``class_names`` (``_class_codes``: integer labels are the codes themselves)."""
+
+    path: str
+    sha256: str
+    names: tuple[str, ...]
+    classes: np.ndarray = field(repr=False)
+    class_names: tuple[str, ...]
+
+    @property
+    def n_agents(self) -> int:
+        return len(self.names)
+
+
+def read_class_map(path: str | Path, columns: dict | None = None) -> ClassMap:
+    """A class map (module docstring), checked: refuses, naming the file, the column and
+    the rows, an empty file, missing or extra columns, an empty agent or class, an agent
+    on several rows, and integer classes 0..K-1 with one missing."""
+    path = Path(path)
+    names = CLASS_MAP_COLUMNS | (columns or {})
+    table = _read_table(path)
+    if table.empty:
+        raise DataFileError(f"class map {path}: the file has a header but no rows")
+    required = [names["agent"], names["class"]]
+    missing = [c for c in required if c not in table.columns]
+    extra = [c for c in table.columns if c not in required]
+    if missing or extra:
+        raise DataFileError(f"class map {path}: {'missing' if missing else 'unexpected'} column(s) "
+                            f"{missing or extra}; a class map has exactly the columns {required}")
+    cells = {key: table[names[key]].fillna("").astype(str).str.strip().to_numpy() for key in ("agent", "class")}
+    for key, values in cells.items():
+        if (values == "").any():
+            raise DataFileError(f"class map {path}, column {names[key]!r}: {_rows(values == '')} empty")
+    duplicate = pd.Series(cells["agent"]).duplicated(keep=False).to_numpy()
+    if duplicate.any():
+        raise DataFileError(f"class map {path}, column {names['agent']!r}: agent {cells['agent'][duplicate][0]!r} "
+                            f"has several rows ({_rows(duplicate)}); a class map has one row per agent")
+    order = agent_order(cells["agent"])
+    row_of = {name: row for row, name in enumerate(cells["agent"])}
+    codes, class_names = _class_codes(cells["class"][[row_of[name] for name in order]], path, names["class"])
+    return ClassMap(str(path), file_sha256(path), tuple(order), codes, class_names)
+
+
+def canonical_class_map(class_map: dict) -> dict:
+    """A ``population.class_map`` mapping as it enters a figure's params: the path, the
+    renamed columns only, and the file's SHA-256 (kept if already there)."""
+    canonical = {"path": str(class_map["path"])}
+    renamed = {key: name for key, name in (class_map.get("columns") or {}).items()
+               if CLASS_MAP_COLUMNS.get(key) != name}
+    if renamed:
+        canonical["columns"] = dict(sorted(renamed.items()))
+    path = Path(class_map["path"])
+    canonical["sha256"] = class_map.get("sha256") or (file_sha256(path) if path.is_file() else None)
+    return canonical
+
+
+def class_map_from_settings(class_map: dict) -> ClassMap:
+    """The checked class map of a ``population.class_map`` mapping (read once per process
+    and content); the file must still have the params' SHA-256."""
+    return _class_map(json.dumps(canonical_class_map(class_map), sort_keys=True))
+
+
+@lru_cache(maxsize=8)
+def _class_map(key: str) -> ClassMap:
+    spec = json.loads(key)
+    return read_class_map(planned_file(spec, "class map"), spec.get("columns"))
+
+
+def planned_file(spec: dict, what: str) -> Path:
+    """The file of a canonical mapping (``path``, ``sha256``), refused if it was no file
+    when the params were made or its content changed since."""
+    path = Path(spec["path"])
+    if spec["sha256"] is None:
+        raise DataFileError(f"{what} {str(path)!r} is not a file (relative paths are from the workflow's folder)")
+    if path.is_file() and file_sha256(path) != spec["sha256"]:
+        raise DataFileError(f"{what} {path}: its content changed since this job was planned (SHA-256 differs): "
+                            "run snakemake again")
+    return path
+
+
+def with_class_map(streams: AgentStreams, class_map: ClassMap, class_column: str) -> AgentStreams:
+    """``streams`` with the classes of ``class_map``; refuses a file that has its own class
+    column, and agents that are in one file only, naming them."""
+    if streams.classes is not None:
+        raise DataFileError(f"data file {streams.path} has a class column ({class_column!r}) and a class map "
+                            f"{class_map.path} is given: keep one")
+    for mine, theirs, file, other in ((streams.names, set(class_map.names), class_map.path, streams.path),
+                                      (class_map.names, set(streams.names), streams.path, class_map.path)):
+        absent = [name for name in mine if name not in theirs]
+        if absent:
+            raise DataFileError(f"{file} has no row for agent(s) {absent[:10]}{' ...' if len(absent) > 10 else ''} "
+                                f"({len(absent)} in all) of {other}")
+    row_of = {name: row for row, name in enumerate(class_map.names)}
+    rows = [row_of[name] for name in streams.names]
+    return replace(streams, classes=class_map.classes[rows], class_names=class_map.class_names,
+                   class_map=class_map.path)
+
+
 def file_classes(streams: AgentStreams) -> np.ndarray:
     """Each agent's class in a file world (int8, as drawn classes are): the file's, or all
     in class 0 when it gives none."""
@@ -378,7 +486,28 @@ def file_classes(streams: AgentStreams) -> np.ndarray:
     return streams.classes.astype(np.int8)
 
 
-def named_edges(path: str | Path, streams: AgentStreams) -> np.ndarray:
+def fixed_classes(params: dict) -> np.ndarray | None:
+    """The classes every run of an instance rule's ``params`` has: a data file's
+    (``file_classes``) or a class map's (``params["class_map"]``, a law world's); None
+    where each run draws its own."""
+    if params.get("data"):
+        return file_classes(streams_from_settings(params["data"]))
+    if params.get("class_map"):
+        return class_map_from_settings(params["class_map"]).classes.astype(np.int8)
+    return None
+
+
+def named_world(params: dict) -> AgentStreams | ClassMap | None:
+    """Where a world's agents get names (an edge list's nodes are matched to them): its
+    data file's, or its class map's; None where agents are numbered 0..M-1."""
+    if params.get("data"):
+        return streams_from_settings(params["data"])
+    if params.get("class_map"):
+        return class_map_from_settings(params["class_map"])
+    return None
+
+
+def named_edges(path: str | Path, streams: AgentStreams | ClassMap) -> np.ndarray:
     """The canonical edges (``graphs.canonical_edges``) of an edge-list file whose nodes are
     the agents' names (``match_edge_list``); refuses a self-loop or a duplicate edge."""
     try:
@@ -392,15 +521,16 @@ def named_edges(path: str | Path, streams: AgentStreams) -> np.ndarray:
     return canonical_edges(rows)
 
 
-def match_edge_list(streams: AgentStreams, rows: list[tuple[str, str]], path: str) -> np.ndarray:
+def match_edge_list(streams: AgentStreams | ClassMap, rows: list[tuple[str, str]], path: str) -> np.ndarray:
     """An edge list whose nodes are agents' names (``rows``: (u, v) as written), as agent
-    indices (E, 2); refuses, naming them, nodes that are no agent of the data file."""
+    indices (E, 2); refuses, naming them, nodes that are no agent of the data file (or
+    class map)."""
     index = {name: i for i, name in enumerate(streams.names)}
     unknown = sorted({n for edge in rows for n in edge if n not in index}, key=str)
     if unknown:
         shown = unknown[:10]
         raise DataFileError(f"edge list {path}: node(s) {shown}{' ...' if len(unknown) > 10 else ''} "
-                            f"({len(unknown)} in all) are no agent of the data file {streams.path}")
+                            f"({len(unknown)} in all) are no agent of {streams.path}")
     return np.array([(index[u], index[v]) for u, v in rows], dtype=np.int64).reshape(-1, 2)
 
 
@@ -408,11 +538,14 @@ class DataArrays(NamedTuple):
     """A kernel's argument group (inside its world's) for data from a file: every agent's
     samples concatenated (``data_values``, agent a's from ``data_start[a]``,
     ``data_count[a]`` of them), replayed by the policy code ``replay`` (``REPLAYS``; -1: no
-    file, the data drawn from the classes' laws, and the arrays empty)."""
+    file, the data drawn from the classes' laws, and the arrays empty).  ``data_order``:
+    the permutation policy's scratch, one slot per sample (``replay.replay_index``), the
+    kernel's to write."""
 
     data_values: np.ndarray
     data_start: np.ndarray
     data_count: np.ndarray
+    data_order: np.ndarray
     replay: int
 
     @classmethod
@@ -420,10 +553,12 @@ class DataArrays(NamedTuple):
         """The arrays of ``streams`` (None: a world drawn from laws); ``centred``: each
         sample minus its agent's true mean (a kernel that holds errors from the means)."""
         if streams is None:
-            return cls(np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), -1)
+            return cls(np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                       np.zeros(0, dtype=np.int64), -1)
         values = streams.centred() if centred else streams.values
+        order = np.zeros(len(values) if streams.replay == "permutation" else 0, dtype=np.int64)
         return cls(np.ascontiguousarray(values, dtype=np.float64), streams.start.astype(np.int64),
-                   streams.count.astype(np.int64), REPLAYS[streams.replay])
+                   streams.count.astype(np.int64), order, REPLAYS[streams.replay])
 
 
 def clipped_share(streams: AgentStreams) -> float:
@@ -450,6 +585,8 @@ def canonical_data(data: dict) -> dict:
         canonical["columns"] = dict(sorted(renamed.items()))
     if data.get("range"):
         canonical["range"] = {key: data["range"][key] for key in sorted(data["range"])}
+    if data.get("class_map"):
+        canonical["class_map"] = canonical_class_map(data["class_map"])
     path = Path(data["path"])
     canonical["sha256"] = data.get("sha256") or (file_sha256(path) if path.is_file() else None)
     return canonical
@@ -464,12 +601,7 @@ def streams_from_settings(data: dict) -> AgentStreams:
 @lru_cache(maxsize=8)
 def _streams(key: str) -> AgentStreams:
     data = json.loads(key)
-    path = Path(data["path"])
-    if data["sha256"] is None:
-        raise DataFileError(f"data file {str(path)!r} is not a file (relative paths are from the workflow's folder)")
-    if path.is_file() and file_sha256(path) != data["sha256"]:
-        raise DataFileError(f"data file {path}: its content changed since this job was planned (SHA-256 differs): "
-                            "run snakemake again")
+    path = planned_file(data, "data file")
     try:
         data_range = DataRange.from_settings(data.get("range"))
     except ValueError as error:
@@ -479,6 +611,9 @@ def _streams(key: str) -> AgentStreams:
                            true_mean)
     origin = (f"quantiles {list(data_range.quantiles)} of the data" if data_range.quantiles is not None
               else f"declared{', values outside clipped' if data_range.clip else ''}")
+    if data.get("class_map"):
+        class_column = (data.get("columns") or {}).get("class", COLUMNS["class"])
+        streams = with_class_map(streams, class_map_from_settings(data["class_map"]), class_column)
     return replace(streams, replay=data.get("replay", DATA_DEFAULTS["replay"]), range_origin=origin,
                    true_mean=true_mean)
 
@@ -488,6 +623,7 @@ def file_record(streams: AgentStreams) -> dict:
     return {
         "path": streams.path, "sha256": streams.sha256, "agents": streams.n_agents, "samples": streams.n_samples,
         "classes": list(streams.class_names) if streams.classes is not None else None,
+        "class_map": streams.class_map,
         "range": [streams.low, streams.high], "range_origin": streams.range_origin,
         "clipped_samples": streams.clipped, "clipped_share": clipped_share(streams),
         "replay": streams.replay, "true_mean": streams.true_mean,
@@ -496,9 +632,10 @@ def file_record(streams: AgentStreams) -> dict:
 
 def file_choices(streams: AgentStreams) -> tuple[str, ...]:
     """What a file world chooses where a paper is silent, for the figure's choices."""
+    source = f"the class map {streams.class_map}" if streams.class_map else "its class column"
     share = clipped_share(streams)
-    classes = (f"{len(streams.class_names)} classes from its class column" if streams.classes is not None
-               else "no class column: one class (an oracle curve is refused)")
+    classes = (f"{len(streams.class_names)} classes from {source}" if streams.classes is not None
+               else "no class column or class map: one class (an oracle curve is refused)")
     bounded = (f"values bounded in [{streams.low:g}, {streams.high:g}] ({streams.range_origin}); "
                f"{streams.clipped} of {streams.n_samples} samples clipped ({100 * share:.3g} %); the Laplace noise "
                f"is calibrated to this range (L = {streams.half_width:g})")

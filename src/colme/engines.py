@@ -51,7 +51,7 @@ from .aggregation import (
     covariance_table,
     diagnostics_table,
 )
-from .datafiles import clipped_share, file_classes, file_record, streams_from_settings
+from .datafiles import clipped_share, file_record, fixed_classes, streams_from_settings
 from .errors import ConfigError
 from .instances import make_instances, privacy_ranks, run_agent_means
 from .integrity import load_simulation
@@ -432,19 +432,22 @@ class SimulatedEngine(World, Algorithm, PanelDrawn, Engine):
         if settings["population"].get("data"):  # the file's classes (and agents' names, for an edge list)
             data = settings["population"]["data"]
             return {**{key: settings[key] for key in keys}, "n_classes": population(settings).n_classes,
-                    "data": {key: data[key] for key in ("path", "layout", "columns", "sha256") if key in data}}
-        assignment = {key: settings["population"][key] for key in ("probabilities", "sizes")
+                    "data": {key: data[key] for key in ("path", "layout", "columns", "sha256", "class_map")
+                             if key in data}}
+        assignment = {f"class_{key}": settings["population"][key] for key in ("probabilities", "sizes")
                       if settings["population"].get(key) is not None}
+        if settings["population"].get("class_map"):  # the same classes every run, named for an edge list
+            assignment["class_map"] = settings["population"]["class_map"]
         return {
             **{key: settings[key] for key in keys},
             "n_classes": len(settings["population"]["means"]),
-            **{f"class_{key}": value for key, value in assignment.items()},
+            **assignment,
         }
 
     def instances(self, params: dict, figure: str, start: int, stop: int) -> dict:
         degree = params["degree"] if "degree" in self.graph_keys else None
         stream = stream_name(params, figure)
-        fixed = file_classes(streams_from_settings(params["data"])) if params.get("data") else None
+        fixed = fixed_classes(params)
         return make_instances(
             params["n_agents"], params["n_classes"], degree, stream, range(start, stop), params["seed"],
             params.get("class_probabilities"), params.get("class_sizes"), fixed,

@@ -26,7 +26,13 @@ from scipy import integrate, special, stats
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from .datafiles import canonical_data, file_choices, streams_from_settings
+from .datafiles import (
+    canonical_class_map,
+    canonical_data,
+    class_map_from_settings,
+    file_choices,
+    streams_from_settings,
+)
 
 #: The data laws, each on a bounded support, with the shape keys each reads.
 LAW_SHAPES = {"uniform": (), "truncated_normal": ("truncation",), "beta": ("a", "b"), "two_point": ("p",)}
@@ -287,6 +293,7 @@ POPULATION_CHOICES = {
         "variance exactly (its end points are the support the noise is calibrated to)"
     ),
     "assignment": "classes: {assignment}, drawn per run from its instance stream (before the graph)",
+    "class_map": "classes: from the class map {path}, the same in every run (agents in its agents' order)",
     "jitter": (
         "per-agent mean jitter: mu_a = class mean + U[-{jitter:g}, {jitter:g}], drawn per run from its "
         "population stream; Ideal stays sigma^2/(n_a t), the variance of a class average without the "
@@ -312,6 +319,8 @@ def population_choices(population: Population) -> tuple[str, ...]:
     if population.sizes is not None:
         lines.append(POPULATION_CHOICES["assignment"].format(
             assignment=f"exact sizes {list(population.sizes)} in a uniformly random arrangement"))
+    if population.class_map is not None:
+        lines.append(POPULATION_CHOICES["class_map"].format(path=population.class_map.path))
     if population.jitter > 0:
         lines.append(POPULATION_CHOICES["jitter"].format(jitter=population.jitter))
     return tuple(lines)
@@ -323,8 +332,9 @@ def canonical_population(spec: dict) -> dict:
     assignment and the jitter when set.  The papers' population keeps the params it had
     before laws existed, so adding these keys reruns nothing.  A file world is its ``data``
     alone (``colme.datafiles.canonical_data``: with the file's SHA-256)."""
-    if spec.get("data"):
-        return {"data": canonical_data(spec["data"])}
+    if spec.get("data"):  # a class map is the data's: its classes replace the file's own
+        class_map = {"class_map": spec["class_map"]} if spec.get("class_map") else {}
+        return {"data": canonical_data({**spec["data"], **class_map})}
     canonical = {"means": list(spec["means"]), "sigma": spec["sigma"]}
     law = spec.get("law") or {"kind": "uniform"}
     if law["kind"] != "uniform":
@@ -334,6 +344,8 @@ def canonical_population(spec: dict) -> dict:
             canonical[key] = list(spec[key])
     if spec.get("jitter"):
         canonical["jitter"] = spec["jitter"]
+    if spec.get("class_map"):
+        canonical["class_map"] = canonical_class_map(spec["class_map"])
     return canonical
 
 
@@ -342,7 +354,9 @@ class Population:
     """Classes with means ``means``, one data law each (``laws``), and how agents get them.
 
     Assignment: i.i.d. uniform over the classes (the papers; ``probabilities`` None),
-    i.i.d. with ``probabilities``, or exact ``sizes`` (a uniformly random arrangement).
+    i.i.d. with ``probabilities``, exact ``sizes`` (a uniformly random arrangement), or
+    a ``class_map`` (``colme.datafiles.ClassMap``: every agent's class from a file, the
+    same in every run; its classes are indices into ``means``).
     ``jitter`` > 0 moves each agent's mean by an offset uniform on [-jitter, jitter] (a
     class then gathers agents with nearby, not equal, means).
     """
@@ -352,6 +366,7 @@ class Population:
     probabilities: tuple[float, ...] | None = None
     sizes: tuple[int, ...] | None = None
     jitter: float = 0.0
+    class_map: object = field(default=None, repr=False, compare=False, hash=False)
     #: A world from a data file (``colme.datafiles.AgentStreams``): the agents' samples,
     #: classes and true means come from it; ``means`` and ``laws`` are its classes'.
     streams: object = field(default=None, repr=False, compare=False, hash=False)
@@ -378,6 +393,7 @@ class Population:
             probabilities=None if probabilities is None else tuple(float(p) for p in probabilities),
             sizes=None if sizes is None else tuple(int(n) for n in sizes),
             jitter=float(spec.get("jitter", 0.0)),
+            class_map=class_map_from_settings(spec["class_map"]) if spec.get("class_map") else None,
         )
 
     @property
@@ -433,7 +449,9 @@ class Population:
         )
 
     def assign(self, n_agents: int, rng: np.random.Generator) -> np.ndarray:
-        """Each agent's class (``assign_classes``)."""
+        """Each agent's class: the class map's, else drawn (``assign_classes``)."""
+        if self.class_map is not None:
+            return self.class_map.classes.astype(np.int8)
         return assign_classes(n_agents, self.n_classes, rng, self.probabilities, self.sizes)
 
     def agent_means(self, classes: np.ndarray, jitter_rng: np.random.Generator | None = None) -> np.ndarray:

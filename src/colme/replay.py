@@ -4,8 +4,9 @@ curve of a world from a file.
 
 An agent's stream of n samples serves steps t = 1, 2, ... by passes of n steps:
 ``in_order`` replays it as recorded, ``permutation`` draws a fresh uniformly random order
-for each pass (a keyed Feistel permutation: every sample once per pass, O(1) memory, the
-same in every engine for a run's key), ``bootstrap`` draws each step's sample uniformly
+for each pass (a Fisher-Yates shuffle keyed by the run, the agent and the pass: every
+sample once per pass, each order equally likely, the same in every engine for a run's key;
+one scratch slot per sample, ``DataArrays.data_order``), ``bootstrap`` draws each step's sample uniformly
 with replacement from the step's data draw of the run's stream (``colme.ccolme.randoms``).
 """
 
@@ -22,48 +23,42 @@ _PASS = np.uint64(0xA0761D6478BD642F)
 
 
 @numba.njit(cache=True, inline="always")
-def permuted_position(position, n, key):
-    """A keyed pseudo-random permutation of 0..n-1 (a 4-round Feistel network on the
-    smallest even number of bits that holds n - 1, with cycle walking: a bijection of
-    0..n-1 whatever the key, at most 4n/n = 4 walks expected)."""
-    if n <= 1:
-        return np.int64(0)
-    bits = np.int64(1)
-    while (np.int64(1) << bits) < n:
-        bits += 1
-    bits += bits & 1
-    half = np.uint64(bits // 2)
-    mask = (np.uint64(1) << half) - np.uint64(1)
-    x = np.uint64(position)
-    while True:
-        left = x >> half
-        right = x & mask
-        for round_ in range(4):
-            f = _mix64(right ^ (key + np.uint64(round_ + 1) * _GOLDEN)) & mask
-            left, right = right, left ^ f
-        x = (left << half) | right
-        if x < np.uint64(n):
-            return np.int64(x)
+def shuffle_pass(order, first, n, pass_key):
+    """A uniformly random order of 0..n-1 into ``order[first:first + n]``: the
+    inside-out Fisher-Yates shuffle (Durstenfeld's algorithm in Knuth, TAOCP vol. 2,
+    Algorithm 3.4.2 P), its i-th swap partner the i-th draw of the counter stream keyed by
+    ``pass_key``: the order is a function of the key only, whatever ``order`` held."""
+    for i in range(n):
+        j = np.int64(_mix_uniform(pass_key + np.uint64(i + 1) * _GOLDEN) * (i + 1))
+        if j > i:  # a uniform of 1 - 2^-53 rounds up for i >= 2^53 only; kept for safety
+            j = i
+        order[first + i] = order[first + j]
+        order[first + j] = i
 
 
 @numba.njit(cache=True, inline="always")
-def replay_index(step, n, policy, key, agent, uniform):
+def replay_index(step, n, policy, key, agent, uniform, order, first):
     """Which of an agent's ``n`` samples serves its step ``step`` (0-based: t - 1):
-    ``policy`` 0 in order (step mod n), 1 a fresh permutation per pass of n steps (keyed
-    by the run's ``key``, the agent and the pass), 2 bootstrap (the step's ``uniform``
+    ``policy`` 0 in order (step mod n), 1 a fresh uniformly random permutation per pass of
+    n steps (``shuffle_pass``, keyed by the run's ``key``, the agent and the pass, written
+    into the agent's slots ``order[first:first + n]`` at the pass's first step: steps must
+    come in order from a pass's start, as a run's do), 2 bootstrap (the step's ``uniform``
     draw of the run's stream, times n)."""
     if policy == 0:
         return step % n
     if policy == 1:
-        passes = np.uint64(step // n)
-        pass_key = _mix64(key ^ (np.uint64(agent) + np.uint64(1)) * _AGENT ^ (passes + np.uint64(1)) * _PASS)
-        return permuted_position(step % n, n, pass_key)
+        position = step % n
+        if position == 0:
+            passes = np.uint64(step // n)
+            pass_key = _mix64(key ^ (np.uint64(agent) + np.uint64(1)) * _AGENT ^ (passes + np.uint64(1)) * _PASS)
+            shuffle_pass(order, first, n, pass_key)
+        return order[first + position]
     index = np.int64(uniform * n)
     return index if index < n else n - 1
 
 
 @numba.njit(cache=True)
-def _local_mse(values, start, count, means, replay, key, t_record, out):
+def _local_mse(values, start, count, order, means, replay, key, t_record, out):
     n = means.shape[0]
     sums = np.zeros(n)
     record = 0
@@ -71,7 +66,7 @@ def _local_mse(values, start, count, means, replay, key, t_record, out):
         for a in range(n):
             draw = key + np.uint64(2 * ((t - 1) * n + a) + 1) * _GOLDEN  # the step's data draw (randoms.py)
             uniform = _mix_uniform(draw)
-            sums[a] += values[start[a] + replay_index(t - 1, count[a], replay, key, a, uniform)]
+            sums[a] += values[start[a] + replay_index(t - 1, count[a], replay, key, a, uniform, order, start[a])]
         if t == t_record[record]:
             error = 0.0
             for a in range(n):
@@ -89,8 +84,9 @@ def local_mse(streams: AgentStreams, key: int, t_record: np.ndarray) -> np.ndarr
     out = np.empty(len(t_record))
     data = DataArrays.of(streams)
     with np.errstate(over="ignore"):
-        _local_mse(data.data_values, data.data_start, data.data_count, np.asarray(streams.means, dtype=np.float64),
-                   data.replay, np.uint64(key), np.asarray(t_record, dtype=np.int64), out)
+        _local_mse(data.data_values, data.data_start, data.data_count, data.data_order,
+                   np.asarray(streams.means, dtype=np.float64), data.replay, np.uint64(key),
+                   np.asarray(t_record, dtype=np.int64), out)
     return out
 
 
@@ -100,10 +96,11 @@ def replayed(streams: AgentStreams, steps: int, policy: str, key: int, uniforms:
     the run's stream ``key``; ``uniforms`` (steps, M): the run's data draws (bootstrap).
     Python reference of the kernels' replay (tests, notebooks)."""
     code = REPLAYS[policy]
+    order = np.zeros(streams.n_samples, dtype=np.int64)
     out = np.empty((steps, streams.n_agents))
     for a in range(streams.n_agents):
         n, first = int(streams.count[a]), int(streams.start[a])
         for step in range(steps):
             u = 0.0 if uniforms is None else float(uniforms[step, a])
-            out[step, a] = streams.values[first + replay_index(step, n, code, np.uint64(key), a, u)]
+            out[step, a] = streams.values[first + replay_index(step, n, code, np.uint64(key), a, u, order, first)]
     return out

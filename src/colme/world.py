@@ -23,7 +23,14 @@ import math
 
 import numpy as np
 
-from .datafiles import DataFileError, file_classes, named_edges, streams_from_settings
+from .datafiles import (
+    DataFileError,
+    class_map_from_settings,
+    fixed_classes,
+    named_edges,
+    named_world,
+    streams_from_settings,
+)
 from .errors import ConfigError
 from .graphs import FAMILY_KEYS, graph_params, graph_problem
 from .instances import make_family_instances, make_instances
@@ -123,8 +130,10 @@ def check_world(settings: dict, where: str, rules: tuple[str, ...] = ()) -> None
     data = settings["population"].get("data")
     if data:
         check_data(data, settings, where, rules)
-    if data and graph["family"] == "edge_list":
-        pass  # its nodes are the agents' names: check_data matched them
+    elif settings["population"].get("class_map"):
+        check_class_map(settings, where)
+    if (data or settings["population"].get("class_map")) and graph["family"] == "edge_list":
+        pass  # its nodes are the agents' names: check_data or check_class_map matched them
     elif graph["family"] != "random_regular":
         check_graph(graph, settings["n_agents"], f"{where}.graph")
     else:
@@ -169,7 +178,31 @@ def check_data(data: dict, settings: dict, where: str, rules: tuple[str, ...]) -
                           f"{streams.n_agents} agents: set n_agents: {streams.n_agents}")
     if "oracle" in rules and streams.classes is None:
         raise ConfigError(f"{key}: the oracle rule keeps an agent's classmates, but {streams.path} gives no class "
-                          f"column ({data.get('columns', {}).get('class', 'class')!r}): add one, or drop the oracle")
+                          f"column ({data.get('columns', {}).get('class', 'class')!r}): add one, give a class map "
+                          "(population.class_map: agent, class), or drop the oracle")
+
+
+def check_class_map(settings: dict, where: str) -> None:
+    """A law world's class map: it reads (``colme.datafiles.read_class_map``' checks), has
+    ``n_agents`` agents, classes that index ``population.means``, and names every node of
+    an edge-list graph among its agents."""
+    key = f"{where}.population.class_map"
+    population = settings["population"]
+    try:
+        class_map = class_map_from_settings(population["class_map"])
+        graph = settings.get("graph") or {}
+        if graph.get("family") == "edge_list":
+            named_edges(graph["path"], class_map)
+    except DataFileError as error:
+        raise ConfigError(f"{key}: {error}") from None
+    if class_map.n_agents != settings["n_agents"]:
+        raise ConfigError(f"{where}.n_agents={settings['n_agents']}, but the class map {class_map.path} has "
+                          f"{class_map.n_agents} agents: set n_agents: {class_map.n_agents}")
+    n_classes = len(population["means"])
+    numbered = all(name == str(code) for name, code in zip(class_map.class_names, range(n_classes), strict=False))
+    if len(class_map.class_names) > n_classes or not numbered:
+        raise ConfigError(f"{key}: {class_map.path} names the classes {list(class_map.class_names)}; in a world "
+                          f"drawn from laws they index population.means: integers 0 .. {n_classes - 1}")
 
 
 def world_numeric_params(params: dict, settings: dict) -> dict:
@@ -211,16 +244,17 @@ def world_instance_params(params: dict, settings: dict) -> dict:
 def world_instances(params: dict, figure: str, start: int, stop: int) -> dict:
     """Runs ``start``..``stop - 1``'s classes, graphs (edge lists) and component sizes, each
     from the run's instance stream (``stream_name``): random r-regular graphs, or the
-    family of ``params["graph"]``.  A world from a data file (``params["data"]``) has the
-    file's classes in every run, and an edge list's nodes are its agents' names."""
+    family of ``params["graph"]``.  A world from a data file (``params["data"]``) or with a
+    class map (``params["class_map"]``) has the file's classes in every run, and an edge
+    list's nodes are its agents' names."""
     stream = stream_name(params, figure)
     runs = range(start, stop)
     fixed = {}
-    if params.get("data"):
-        streams = streams_from_settings(params["data"])
-        fixed["fixed_classes"] = file_classes(streams)
+    named = named_world(params)
+    if named is not None:
+        fixed["fixed_classes"] = fixed_classes(params)
         if params.get("graph", {}).get("family") == "edge_list":
-            fixed["fixed_edges"] = named_edges(params["graph"]["path"], streams)
+            fixed["fixed_edges"] = named_edges(params["graph"]["path"], named)
     assignment = (params["n_agents"], params["n_classes"])
     classes = (params.get("class_probabilities"), params.get("class_sizes"))
     if "graph" in params:

@@ -93,8 +93,10 @@ def test_each_replay_policy_reaches_the_kernel(tmp_path, replay):
 
         uniforms = np.array([[_mix_uniform(np.uint64(key) + np.uint64(2 * (t * M + a) + 1) * _GOLDEN)
                               for a in range(M)] for t in range(T)])
+    order = np.zeros(streams.n_samples, dtype=np.int64)
     seen = np.array([[streams.values[streams.start[a] + replay_index(t, streams.count[a], REPLAYS[replay],
-                                                                     np.uint64(key), a, uniforms[t, a])]
+                                                                     np.uint64(key), a, uniforms[t, a], order,
+                                                                     streams.start[a])]
                       for a in range(M)] for t in range(T)])
     running = np.cumsum(seen, axis=0) / np.arange(1, T + 1)[:, None]
     np.testing.assert_allclose(mse, np.mean((running - streams.means) ** 2, axis=1), rtol=1e-12)

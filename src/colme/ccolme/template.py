@@ -52,7 +52,7 @@ def start_run(agent_means, one, sample_sum, noise_sum, accepted, clock, error):
 
 @step
 def receive(counter, t, key, half_width, agent_class, law_code, law_a0, law_a1, law_a2, quantiles, data_values,
-            data_start, data_count, replay, sample_sum, noise_sum):
+            data_start, data_count, data_order, replay, sample_sum, noise_sum):
     """Lines 3-4: each agent's new sample x_a^(t) - mu_a and standard Laplace noise draw,
     accumulated (sample_sum[a] = sum of x_a - mu_a); returns the stream counter.  A world
     from a data file replays its agents' centred samples (``replay.replay_index``) in
@@ -62,7 +62,7 @@ def receive(counter, t, key, half_width, agent_class, law_code, law_a0, law_a1, 
         sample_sum[a] += half_width * (2.0 * mix_uniform(counter) - 1.0)  #:shared
         c = agent_class[a]  #:law
         sample_sum[a] += centred_sample(mix_uniform(counter), law_code[c], law_a0[c], law_a1[c], law_a2[c], quantiles[c])  #:law
-        sample_sum[a] += data_values[data_start[a] + replay_index(t - 1, data_count[a], replay, key, a, mix_uniform(counter))]  #:file
+        sample_sum[a] += data_values[data_start[a] + replay_index(t - 1, data_count[a], replay, key, a, mix_uniform(counter), data_order, data_start[a])]  #:file
         counter += GOLDEN
         noise_sum[a] += unit_laplace(mix_uniform(counter))
     return counter
@@ -250,7 +250,7 @@ def kernel(world, algorithm, outputs, workspace, t_first, t_last):
     indptr, upper, neighbour_row, edge_row, offset, same, agent_means, agent_class, key, degree, laws, half_width, \
         sigma, data = world
     law_code, law_a0, law_a1, law_a2, quantiles = laws
-    data_values, data_start, data_count, replay = data
+    data_values, data_start, data_count, data_order, replay = data
     rule, by_class, rule_params, sigma_dp, beta_pair, theta_k, agent_noise, profile_row, profile_col, pair_sigma_a, \
         pair_sigma_b, pair_beta, pair_noise_a, pair_noise_b, weight_params, one, block_scale, block_shift, \
         per_agent_reset, global_reset = algorithm
@@ -267,7 +267,7 @@ def kernel(world, algorithm, outputs, workspace, t_first, t_last):
         next_record += 1
     for t in range(t_first, t_last + 1):
         counter = receive(counter, t, key, half_width, agent_class, law_code, law_a0, law_a1, law_a2, quantiles,
-                          data_values, data_start, data_count, replay, sample_sum, noise_sum)
+                          data_values, data_start, data_count, data_order, replay, sample_sum, noise_sum)
         set_thresholds(t, rule, sigma_dp, beta_pair, theta_k, rule_params, pair_sigma_a, pair_sigma_b, pair_beta,
                        pair_noise_a, pair_noise_b, sigma, degree, n_agents, threshold, pair_threshold)
         publish(t, sigma_dp, agent_noise, one, sample_sum, noise_sum, noisy, set_size, flips)

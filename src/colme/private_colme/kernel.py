@@ -149,7 +149,7 @@ def _simulate_colme_run(world, algorithm, outputs, workspace, rng, t_first, t_la
     """
     classes, agent_means, laws, class_sigma2, key, data = world
     law_code, law_a0, law_a1, law_a2, quantiles = laws
-    data_values, data_start, data_count, replay = data
+    data_values, data_start, data_count, data_order, replay = data
     schedule, mechanism, weights, gaussian, oracle, class_sigma_dp, class_sigma_w, scheme, every_step, bayes_offset, \
         dof_from_count, drop_first, theta, z_lower, rule_params = algorithm
     t_record, mse_out, diagnostics_out = outputs
@@ -167,7 +167,7 @@ def _simulate_colme_run(world, algorithm, outputs, workspace, rng, t_first, t_la
     for t in range(t_first, t_last + 1):
         # Receive (lines 4-6), with this step's noise draws
         _receive(t, classes, agent_means, law_code, law_a0, law_a1, law_a2, quantiles, data_values, data_start,
-                 data_count, replay, key, gaussian, rng, sample_sum, sample_sq, fresh, fresh_w)
+                 data_count, data_order, replay, key, gaussian, rng, sample_sum, sample_sq, fresh, fresh_w)
         # Query (lines 7-11), and the test of the answering agent at t = t_kappa
         for a in range(n):
             b = _choose_agent(a, t, schedule, chi, pointer)
@@ -227,7 +227,7 @@ def _initialise(classes, oracle, chi, stat, var, prec, sample_sum, sample_sq, po
 
 @numba.njit(cache=True)
 def _receive(t, classes, agent_means, law_code, law_a0, law_a1, law_a2, quantiles, data_values, data_start,
-             data_count, replay, key, gaussian, rng, sample_sum, sample_sq, fresh, fresh_w):
+             data_count, data_order, replay, key, gaussian, rng, sample_sum, sample_sq, fresh, fresh_w):
     """Lines 5-6: each agent's sample X_a^(t) (mu_a plus a draw of its class's law: for
     the paper's uniform law mu_a + L (2u - 1), as ever), and the unit noise of the p-sum
     (and, for Sch-Var-1, of the partial variance) answering a's query this step, which
@@ -245,7 +245,8 @@ def _receive(t, classes, agent_means, law_code, law_a0, law_a1, law_a2, quantile
         if replay < 0:
             x = agent_means[a] + centred_sample(u, law_code[c], law_a0[c], law_a1[c], law_a2[c], quantiles[c])
         else:
-            x = data_values[data_start[a] + replay_index(t - 1, data_count[a], replay, key, a, u)]
+            first = data_start[a]
+            x = data_values[first + replay_index(t - 1, data_count[a], replay, key, a, u, data_order, first)]
         sample_sum[a] += x
         sample_sq[a] += x * x
         normal = rng.standard_normal()

@@ -171,7 +171,7 @@ def _simulate_scalable_run(world, algorithm, outputs, workspace, t_first, t_last
     """
     indptr, neighbours, reverse, same, classes, agent_means, key, laws, log_links, data = world
     law_code, law_a0, law_a1, law_a2, quantiles = laws
-    data_values, data_start, data_count, replay = data
+    data_values, data_start, data_count, data_order, replay = data
     algorithm_code, depth, by_class, sigma_dp, spread, stale, permanent, weight_offset, uniform_weights, reset, \
         first_sample, delta, tolerance = algorithm
     t_record, agent_group, mse_out, diagnostics_out, group_out = outputs
@@ -197,7 +197,9 @@ def _simulate_scalable_run(world, algorithm, outputs, workspace, t_first, t_last
                 sample_sum[a] += agent_means[a] + centred_sample(u, law_code[c], law_a0[c], law_a1[c], law_a2[c],
                                                                  quantiles[c])
             else:  # a data file's sample (its raw value: the agents' sums are not centred here)
-                sample_sum[a] += data_values[data_start[a] + replay_index(t - 1, data_count[a], replay, key, a, u)]
+                first = data_start[a]
+                sample_sum[a] += data_values[first + replay_index(t - 1, data_count[a], replay, key, a, u, data_order,
+                                                                  first)]
             counter += _GOLDEN
             noise_sum[a] += unit_laplace(_mix_uniform(counter))
             mean[a] = (sample_sum[a] + sigma_dp[a] * noise_sum[a]) / tf
