@@ -529,6 +529,7 @@ def generated_pages(root: Path) -> dict[str, str]:
         "choices.md": choices_page(root / "config.yaml", sorted((root / "experiments").glob("*.yaml"))),
         "claims.md": claims_page(root / "workflow" / "claims.yaml", {build: docs / build for build in BUILD_TITLES}),
         "scorecard.md": scorecard_page(root),
+        "privacy_audit.md": privacy_audit_page(),
     }
     builds = list(BUILD_TITLES)
     builds += [f"{kind}/{path.parent.name}" for kind in ("experiments", "suites")
@@ -536,6 +537,13 @@ def generated_pages(root: Path) -> dict[str, str]:
     for build in builds:
         pages[f"{build}/index.md"] = build_page(docs / build, build_title(build))
     return pages
+
+
+def privacy_audit_page() -> str:
+    """The privacy audit (``colme.audit.audit_page``: computed, about 6 s)."""
+    from .audit import audit_page  # lazy: it compiles a Numba draw and imports dp-accounting (a dev extra)
+
+    return audit_page()
 
 
 def build_title(name: str) -> str:

@@ -21,9 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: What a function-local import may defer: compiled kernels (and the compiled replay of data
 #: files with the stream it reads, ``colme.replay``, ``colme.ccolme.randoms``), plotting,
-#: SciPy's optimiser.
+#: SciPy's optimiser, and the privacy audit (``colme.audit``: Numba and dp-accounting).
 HEAVY = re.compile(
-    r"^(matplotlib|seaborn|scipy|numba|llvmlite|colme\.plotting|colme\.replay|colme\.ccolme\.randoms"
+    r"^(matplotlib|seaborn|scipy|numba|llvmlite|colme\.plotting|colme\.replay|colme\.ccolme\.randoms|colme\.audit"
     r"|colme\.(\w+\.)?(kernel|plots|figures))\b"
 )
 
