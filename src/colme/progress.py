@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sys
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -106,5 +107,15 @@ def time_segments(t_max: int, progress: Progress | None = None, where: str = "")
 
 def log_to(path: str | Path) -> None:
     """Send this process's output (stdout and stderr, progress lines included) to a job's
-    log file, line-buffered, for the rest of the process (a workflow script's first line)."""
+    log file, line-buffered, for the rest of the process (a workflow script's first line).
+    An error that ends the job is written to the log with its traceback, and its last
+    line to the terminal too, so that Snakemake's output shows why the job failed (not
+    only that its process did)."""
+    terminal = sys.stderr
     sys.stdout = sys.stderr = open(path, "w", buffering=1)  # noqa: SIM115 - open until the process ends
+
+    def report(kind, error, trace):
+        traceback.print_exception(kind, error, trace)
+        print(f"{kind.__name__}: {error}\n(the job's log, with the traceback: {path})", file=terminal, flush=True)
+
+    sys.excepthook = report

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import inspect
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -168,9 +169,9 @@ def probe_values(function: Callable, params: tuple[float, ...], points: Iterable
     for point in points:
         try:
             value = compiled(*point, *params)
-        except numba.core.errors.NumbaError as error:
-            first = str(error).strip().splitlines()[0]
-            raise ConfigError(f"{where}: Numba cannot compile {label}: {first}") from None
+        except numba.core.errors.NumbaError as error:  # its whole message, without its terminal colours
+            message = re.sub(r"\x1b\[[0-9;]*m", "", str(error)).strip()
+            raise ConfigError(f"{where}: Numba cannot compile {label}:\n{message}") from None
         except Exception as error:
             raise ConfigError(f"{where}: {label} raises {type(error).__name__}: {error} at "
                               f"{dict(zip(arguments, point, strict=True))}") from None

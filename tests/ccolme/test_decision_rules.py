@@ -3,6 +3,7 @@ built-in rules and theirs, compiled into the same kernel; bad rule files refused
 any job, naming the file and the function; an edited file reruns exactly its figures."""
 
 import math
+import re
 import shutil
 import textwrap
 from pathlib import Path
@@ -75,8 +76,18 @@ BAD_FILES = {
     "not_compiled": ("import fractions\n\n\n" + HEADER + "    return float(fractions.Fraction(1, 3))\n",
                      r"Numba cannot compile bad\.py:threshold"),
     "nan": ("import math\n\n\n" + HEADER + "    return math.sqrt(-1.0) if t > 20 else 1.0\n",
-            r"bad\.py:threshold returns nan at \{'t': 30"),
+            r"bad\.py:threshold returns nan at \{'t': 21,"),
     "import_error": ("import not_a_module\n", r"bad\.py cannot be imported: ModuleNotFoundError"),
+    # Between the probe's points: every step up to t_max is evaluated, at the panel's own arguments
+    "nan_between_probes": ("import math\n\n\n" + HEADER + "    return math.nan if 8 <= t < 20 else 1.0\n",
+                           (r"bad\.py:threshold returns nan at \{'t': 8, 'sigma_a': 0\.5, .*'n_agents': 24\}.*"
+                            r"every step up to t_max is checked")),
+    "raises_at_7": (HEADER + "    if t == 7:\n        raise ValueError('no threshold at t = 7')\n    return 1.0\n",
+                    r"bad\.py:threshold raises ValueError: no threshold at t = 7 at \{'t': 7,"),
+    "minus_infinity": ("import math\n\n\n" + HEADER + "    return -math.inf if t > 100 else 1.0\n",
+                       r"returns -inf at \{'t': 101, .*a threshold must be a number \(one <= 0 accepts no neighbour"),
+    "not_compiled_whole_message": ("import fractions\n\n\n" + HEADER + "    return float(fractions.Fraction(1, 3))\n",
+                                   r"Numba cannot compile bad\.py:threshold:\n.*Fraction.*During: typing"),
 }
 
 
@@ -86,8 +97,18 @@ def test_a_bad_rule_file_is_refused_before_any_job_naming_file_and_function(tmp_
     (tmp_path / "bad.py").write_text(source)
     monkeypatch.chdir(tmp_path)
     entry = {**BASE, "rules": ["mine"], "decision_rules": {"mine": {"file": "bad.py", "function": "threshold"}}}
-    with pytest.raises(ConfigError, match=r"figures\.f\.decision_rules\.mine.*" + message):
+    with pytest.raises(ConfigError, match=r"(?s)figures\.f\.decision_rules\.mine.*" + message):
         expand_config({"figures": {"f": entry}})
+
+
+def test_a_rule_is_checked_up_to_the_horizon_only(tmp_path, monkeypatch):
+    """NaN after t_max = 150 is never seen by a job: the figure is accepted."""
+    (tmp_path / "late.py").write_text("import math\n\n\n" + HEADER + "    return math.nan if t > 150 else 1.0\n")
+    monkeypatch.chdir(tmp_path)
+    entry = {**BASE, "rules": ["late"], "decision_rules": {"late": {"file": "late.py", "function": "threshold"}}}
+    assert expand_config({"figures": {"f": entry}}).figures["f"]["t_max"] == 150
+    with pytest.raises(ConfigError, match=r"returns nan at \{'t': 151"):
+        expand_config({"figures": {"f": {**entry, "t_max": 300}}})
 
 
 @pytest.mark.parametrize(("own", "rules", "message"), [
@@ -210,3 +231,30 @@ def test_sensitivity_variants_and_claims_read_a_user_rules_curves_like_the_built
         builtin, own = results.loc[f"bernstein.{check}"], results.loc[f"mine.{check}"]
         assert builtin["verdict"] == own["verdict"]
         assert builtin["measured"] == own["measured"].replace("mine", "bernstein")
+
+
+DEGREE_RULE = "import math\n\n\n" + HEADER + "    return math.nan if degree > 4.0 and t > 3 else 1.0\n"
+
+
+def test_a_job_stops_where_its_runs_graph_gives_no_threshold_and_says_why(tmp_path):
+    """On an Erdos-Renyi graph the rule is checked at the expected mean degree (4, fine)
+    before any job; a run whose graph has a larger mean degree meets the NaN in its job,
+    which stops there naming the rule, t and the arguments, and Snakemake's output shows
+    that error (not only the job's exit status)."""
+    import subprocess
+
+    import yaml
+    from workflow_helpers import snakemake_command
+
+    (tmp_path / "by_degree.py").write_text(DEGREE_RULE)
+    entry = {**BASE, "graph": {"family": "erdos_renyi", "mean_degree": 4}, "eps": [1], "theta_k": [5],
+             "rules": ["mine"], "decision_rules": {"mine": {"file": "by_degree.py", "function": "threshold"}}}
+    entry.pop("degree")
+    config = yaml.safe_dump({"seed": 5, "targets": ["f"], "figures": {"f": entry}})
+    command = snakemake_command(tmp_path, "--cores", "1", config=config)
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    shown = r"RuleError: decision rule 'mine': by_degree\.py:threshold returns nan at \{'t': 4, .*'degree': 4\.\d+"
+    assert re.search(shown, output), output[-3000:]
+    assert "the job's log, with the traceback" in output

@@ -45,6 +45,9 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numba
+import numpy as np
+
 from ..errors import ConfigError
 from ..user_code import UserFunction, probe_values, user_function
 from .rules import bernstein_threshold, optimistic_radius, theta_schedule
@@ -110,9 +113,9 @@ def builtin_rules(optimistic_delta: float = 1.0, closed_early: bool = False) -> 
 BUILTIN = tuple(builtin_rules())
 
 
-#: Points at which a rule is probed before any job: its threshold must be a finite number
-#: or +inf (-inf and NaN are refused).
-PROBE = tuple(itertools.product((1, 2, 30, 30000), (0.5, 2.0), (0.0, 3.0)))
+#: Points at which a rule is first probed, compiled (the steps every figure has): then
+#: ``check_horizon`` evaluates it at every step of the figure, with the figure's arguments.
+PROBE = tuple(itertools.product((1, 2), (0.5, 2.0), (0.0, 3.0)))
 
 _CHECKED: set[tuple] = set()
 
@@ -132,10 +135,101 @@ def user_rule(name: str, entry: dict, where: str, check: bool = True) -> Decisio
 
 
 def _probe(rule: DecisionRule, function, where: str, label: str) -> None:
-    """Refuse a threshold that is not a number or +inf at a point of ``PROBE``."""
+    """Refuse a threshold that is not a number (NaN, -inf) at a point of ``PROBE``."""
     points = [(t, sigma, sigma, sigma_dp, sigma_dp, 2.0 * (sigma + sigma_dp), theta_schedule(t, 8.0), 10.0, 200)
               for t, sigma, sigma_dp in PROBE]
     for point, value in probe_values(function, rule.values, points, ARGUMENTS, where, label):
-        if not isinstance(value, int | float) or math.isnan(value) or value == -math.inf:
-            raise ConfigError(f"{where}: {label} returns {value!r} at {dict(zip(ARGUMENTS, point, strict=True))}: "
-                              "a threshold must be a number (or +inf: accept everybody)")
+        if not isinstance(value, int | float) or not value > -math.inf:
+            raise ConfigError(f"{where}: {label} {BAD_THRESHOLD.format(value=value, point=named(point))}")
+
+
+class RuleError(RuntimeError):
+    """A researcher's rule gives no threshold at a step a job meets (``horizon_problems``
+    on a run's own graph)."""
+
+
+#: Why a threshold is refused: NaN (and -inf) decide nothing.  A finite threshold <= 0
+#: accepts no neighbour (the test is |X~_a - X~_b| < threshold): the agent keeps its own
+#: mean at that step, as Local does.
+BAD_THRESHOLD = ("returns {value!r} at {point}: a threshold must be a number (one <= 0 accepts no neighbour, "
+                 "+inf every one)")
+
+
+def named(point) -> dict:
+    """A rule's arguments by name (``ARGUMENTS``)."""
+    return {name: int(x) if name in ("t", "n_agents") else float(x)
+            for name, x in zip(ARGUMENTS, point, strict=True)}
+
+
+@numba.njit
+def _first_bad(rule, t_max, sigma_a, sigma_b, noise_a, noise_b, beta_pair, theta_k, degree, n_agents, params):
+    """The first (t, pair) whose threshold is NaN or -inf, over t = 1..t_max and every
+    pair of the arrays; (0, 0, 0.0) if none."""
+    for t in range(1, t_max + 1):
+        for i in range(sigma_a.shape[0]):
+            value = rule(t, sigma_a[i], sigma_b[i], noise_a[i], noise_b[i], beta_pair[i],
+                         theta_schedule(t, theta_k[i]), degree, n_agents, *params)
+            if not value > -math.inf:
+                return t, i, value
+    return 0, 0, 0.0
+
+
+def check_horizon(spec, where: str, degree: float) -> None:
+    """Every researcher's rule of a panel evaluated at every step t = 1..t_max and every
+    pair of its agents' profiles, before any job (``horizon_problem``): a problem is a
+    ``ConfigError`` at ``where``.decision_rules.<name>.  ``degree``: the random regular
+    graph's, or another family's expected mean degree (each job checks its runs' own)."""
+    for name, problem in horizon_problems(spec, degree):
+        raise ConfigError(f"{where}.decision_rules.{name}: {problem} (every step up to t_max is checked before "
+                          "any job)")
+
+
+_HORIZON_CHECKED: set[tuple] = set()
+
+
+def horizon_problems(spec, degree: float) -> list[tuple[str, str]]:
+    """(rule name, problem) for each researcher's rule of the panel whose threshold is
+    NaN or -inf, or whose call raises, at some step t = 1..t_max and pair of the agents'
+    profiles (class law and privacy level: the arguments the kernel passes,
+    ``PanelSpec.profile_arrays``), at the graph's ``degree``; the problem names t and the
+    arguments.  Evaluated compiled, once per process for the same rule and arguments."""
+    found = []
+    for rule in spec.user_rules:
+        curves = [c for c in spec.curves if c.rule == rule.name]
+        if not curves:
+            continue
+        pairs = spec.profile_arrays(curves, spec.profile_noise(curves))
+        lanes = len(curves)
+        theta_k = np.tile([c.theta_k for c in curves], len(pairs["pair_sigma_a"]) // lanes)
+        arrays = (pairs["pair_sigma_a"], pairs["pair_sigma_b"], pairs["pair_noise_a"], pairs["pair_noise_b"],
+                  pairs["pair_beta"], theta_k)
+        key = (rule, spec.t_max, float(degree), spec.n_agents, *(a.tobytes() for a in arrays))
+        if key in _HORIZON_CHECKED:
+            continue
+        compiled = numba.njit(rule.code)
+        label = f"{rule.file}:{rule.function}"
+        try:
+            t, i, value = _first_bad(compiled, spec.t_max, *arrays, float(degree), spec.n_agents, tuple(rule.values))
+        except Exception as error:  # find where, step by step (only on failure)
+            t, i, raised = _first_raising(compiled, spec.t_max, arrays, float(degree), spec.n_agents, rule.values,
+                                          error)
+            point = (t, *(a[i] for a in arrays[:5]), theta_schedule(t, arrays[5][i]), degree, spec.n_agents)
+            found.append((rule.name, f"{label} raises {raised} at {named(point)}"))
+            continue
+        if t:
+            point = (t, *(a[i] for a in arrays[:5]), theta_schedule(t, arrays[5][i]), degree, spec.n_agents)
+            found.append((rule.name, f"{label} {BAD_THRESHOLD.format(value=value, point=named(point))}"))
+            continue
+        _HORIZON_CHECKED.add(key)
+    return found
+
+
+def _first_raising(compiled, t_max, arrays, degree, n_agents, values, error):
+    """(t, pair, "Type: message") of the first call that raises (``check_horizon``)."""
+    for t in range(1, t_max + 1):
+        for i in range(len(arrays[0])):
+            try:
+                compiled(t, *(a[i] for a in arrays[:5]), theta_schedule(t, arrays[5][i]), degree, n_agents, *values)
+            except Exception as found:
+                return t, i, f"{type(found).__name__}: {found}"
+    return 1, 0, f"{type(error).__name__}: {error}"

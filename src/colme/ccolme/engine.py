@@ -18,7 +18,7 @@ from ..timegrid import figure_grid
 from ..user_code import with_digest
 from ..world import check_world, graph_line, panel_groups, world_numeric_params
 from .choices import CHOICES, ccolme_population_choices
-from .decision_rules import BUILTIN, builtin_rules, user_rule
+from .decision_rules import BUILTIN, builtin_rules, check_horizon, user_rule
 from .spec import DIAGNOSTICS, Curve, PanelSpec
 from .tables import bound_table, curve_fields, theorem1_frames
 from .weight_rules import max_set_size, user_weights
@@ -58,6 +58,11 @@ class ConsensusEngine(WorldEngine):
             )
         check_world(settings, where, tuple(settings["rules"]))
         self.weight_rule(settings, where)
+        if any(name in own for name in settings["rules"]):  # every step its curves will see
+            graph, n_agents = self.graph(settings), settings["n_agents"]
+            degree = settings["degree"] if graph is None else None
+            check_horizon(self.spec(self.numeric_params(settings)), where,
+                          expected_mean_degree(graph, n_agents, degree))
 
     def numeric_params(self, settings: dict) -> dict:
         """The settings; a random regular figure's without ``graph`` and a figure without

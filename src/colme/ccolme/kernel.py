@@ -28,6 +28,7 @@ from ..populations import KernelLaws
 from ..progress import Progress, time_segments
 from ..timegrid import checked_t_record
 from .codegen import compiled_kernel
+from .decision_rules import RuleError, horizon_problems
 from .randoms import run_key
 from .rules import ALPHA_RESETS, OPTIMISTIC_RADII, alpha_table
 from .spec import DIAGNOSTICS, PanelSpec
@@ -288,6 +289,10 @@ def simulate_runs(
             np.minimum(heads, neighbours) * spec.n_agents + np.maximum(heads, neighbours),
             return_inverse=True,
         )
+        if spec.degree is None:  # a rule was checked at the family's expected degree: now at this run's
+            for name, problem in horizon_problems(spec, run_degree(spec, len(run_edges))):
+                raise RuleError(f"decision rule {name!r}: {problem}, on run {run + 1}'s graph (mean degree "
+                                f"{run_degree(spec, len(run_edges)):g})")
         mu = population.agent_means(classes[run]) if agent_means is None else agent_means[run]
         world = RunWorld(
             indptr=indptr.astype(np.uint64),
