@@ -409,6 +409,12 @@ class Algorithm(ABC):
         """The supplementary table and what of it goes into the provenance."""
         return pd.DataFrame(), {}
 
+    def sample_privacy(self, spec) -> list[dict]:
+        """What one sample of an agent enjoys over the whole horizon, per curve (and privacy
+        level): its eps and delta after composition over every release it enters, for the
+        provenance (``sample_privacy``); none for an engine without privacy."""
+        return []
+
     def sweep_margins(self, supplement: pd.DataFrame) -> dict[str, float]:
         """Named predictions read off one sweep point's supplementary table, each a margin
         whose sign says whether collaboration is predicted to beat Local (> 0: it does);
@@ -498,6 +504,8 @@ class SimulatedEngine(World, Algorithm, PanelDrawn, Engine):
             "population": population_record(spec.population),
             **extras,
         }
+        if self.sample_privacy(spec):
+            extras["sample_privacy"] = self.sample_privacy(spec)
         seconds = sum(float(s["seconds"]) for s in sims)
         runs = sum(len(s["runs"]) for s in sims)
         provenance = {"runs": runs, "compute_seconds": seconds, **extras}
@@ -524,6 +532,18 @@ class WorldEngine(SimulatedEngine):
     graph_keys = ("degree",)
     reads_data_files = True
     world_kind = "graph"
+
+    def sample_privacy(self, spec) -> list[dict]:
+        """Each sample enters one release, its noisy value x + sigma_DP Z (Laplace,
+        Private-C-ColME's Lemma 1, calibrated to its class's support at its agent's level);
+        every noisy mean after it is post-processing, so the sample keeps its level's eps
+        over the whole horizon (delta 0); a mix's levels each with its share of agents."""
+        return [
+            {"curve": curve.name, "eps": eps, "delta": 0.0, "share": share,
+             "releases": "one noisy value per sample (Laplace); later releases are post-processing"}
+            for curve in spec.curves
+            for eps, share in (curve.mix or ((curve.eps, 1.0),))
+        ]
 
     @staticmethod
     def graph(settings: dict) -> dict | None:

@@ -188,6 +188,12 @@ def test_a_file_world_builds_with_every_algorithm_paired_and_its_clipping_record
     clipped = sum(not 0.0 <= (a % 3) + math.cos(a + 2 * t) <= 2.5 for a in range(12) for t in range(9))
     assert (data["agents"], data["samples"], data["clipped_samples"]) == (12, 108, clipped) and clipped > 0
     assert any("clipped" in line for line in provenance["interpretations"])
+    # what a sample enjoys over the horizon, per curve: one Laplace release at the curve's eps (Private-C-ColME),
+    # the p-sums it enters with one querying agent (Private-ColME's PM-I: one)
+    assert {(p["curve"], p["eps"], p["delta"]) for p in provenance["sample_privacy"]} == {
+        ("oracle eps=1", 1.0, 0.0), ("optimistic eps=1", 1.0, 0.0)}
+    private_privacy = json.loads((tmp_path / "results/tables/private.json").read_text())["sample_privacy"]
+    assert [(p["class"], p["eps"], p["delta"]) for p in private_privacy] == [(c, 1.0, 0.0) for c in range(3)]
     assert (tmp_path / "results/figures/both.png").stat().st_size > 1000
     monkeypatch.chdir(tmp_path)
     refused = (r"^population\.data: engine 'oracle' does not run on a world from a data file \(yet\); the engines "

@@ -157,6 +157,23 @@ class PrivateColmeEngine(SimulatedEngine):
         privacy = privacy_table(spec)
         return privacy, {"privacy": privacy.to_dict(orient="records")}
 
+    def sample_privacy(self, spec):
+        """Each curve's row of ``privacy_table``: a sample's eps and delta after basic
+        composition over the p-sums it enters with one querying agent (PM-I one, PM-II up
+        to floor(log2 k) + 1 dyadic blocks after k releases, the worst case over schedules:
+        k <= t_max), and Sch-Var-1's partial-variance release."""
+        privacy = privacy_table(spec)
+        found = []
+        for curve in spec.curves:
+            rows = privacy[(privacy["mechanism"] == curve.mechanism) & (privacy["noise"] == curve.noise)
+                           & (privacy["variance_releases"] == (curve.variance == "schvar1"))]
+            for row in rows.to_dict(orient="records"):
+                found.append({"curve": curve.name, "eps": row["sample_eps"], "delta": row["sample_delta"],
+                              **({"class": row["class"]} if "class" in row else {}),
+                              "releases": f"{row['psums_per_sample']} p-sum(s) per querying agent"
+                                          + (" and a partial variance" if curve.variance == "schvar1" else "")})
+        return found
+
     def details(self, settings: dict) -> str:
         line = f"eps {settings['eps']:g}, delta {settings['delta']:g}, retest {settings['retest']}"
         rule = settings.get("decision_rule")
