@@ -115,11 +115,15 @@ FILE_MAKERS = {kind: file_makers(kind) for kind in KINDS}
 
 
 def chunk_paths(kind, figure):
+    """A figure's chunk or instance files (for a report: those that exist, so that a figure
+    made under other overrides, or chunks never built, leave no hole in its DAG)."""
     settings = SETTINGS[figure]
-    return [
-        figure_path(kind, figure, settings, start, stop, RESULTS)
-        for start, stop in run_chunks(settings["runs"], settings["chunk_runs"])
-    ]
+    return built_only(
+        [
+            figure_path(kind, figure, settings, start, stop, RESULTS)
+            for start, stop in run_chunks(settings["runs"], settings["chunk_runs"])
+        ]
+    )
 
 
 def instances_of_chunk(wildcards):
