@@ -529,7 +529,8 @@ def generated_pages(root: Path) -> dict[str, str]:
         "choices.md": choices_page(root / "config.yaml", sorted((root / "experiments").glob("*.yaml"))),
         "claims.md": claims_page(root / "workflow" / "claims.yaml", {build: docs / build for build in BUILD_TITLES}),
         "scorecard.md": scorecard_page(root),
-        "privacy_audit.md": privacy_audit_page(),
+        "privacy_audit.md": privacy_audit_page(_figures_of(root / "config.yaml",
+                                                           sorted((root / "experiments").glob("*.yaml")))),
     }
     builds = list(BUILD_TITLES)
     builds += [f"{kind}/{path.parent.name}" for kind in ("experiments", "suites")
@@ -539,11 +540,37 @@ def generated_pages(root: Path) -> dict[str, str]:
     return pages
 
 
-def privacy_audit_page() -> str:
-    """The privacy audit (``colme.audit.audit_page``: computed, about 6 s)."""
+def privacy_audit_page(figures: dict[str, dict]) -> str:
+    """The privacy audit (``colme.audit.audit_page``: computed, about 6 s), then what one
+    sample enjoys in each private figure of ``figures`` (``Engine.sample_privacy``)."""
     from .audit import audit_page  # lazy: it compiles a Numba draw and imports dp-accounting (a dev extra)
+    from .registry import stage_params
 
-    return audit_page()
+    lines = [
+        "## What one sample enjoys, figure by figure",
+        "",
+        "Each private figure of `config.yaml` and `experiments/*.yaml`, per curve (and privacy level",
+        "or class): the eps and delta of one sample over the whole horizon, after composition over",
+        "every release it enters, as its provenance records them (`sample_privacy`). Curves at",
+        "eps = inf are left out.",
+        "",
+        "| figure | curves | eps | delta | releases of one sample |",
+        "|---|---|---|---|---|",
+    ]
+    for name, settings in sorted(figures.items()):
+        engine = ENGINES[settings["engine"]]
+        if not engine.simulated:
+            continue
+        grouped: dict[tuple, list[str]] = {}  # the curves that give a sample the same privacy
+        for row in engine.sample_privacy(engine.spec(stage_params(settings, "table"))):
+            if math.isinf(row["eps"]):
+                continue
+            level = f" (class {row['class']})" if "class" in row else (
+                f" ({100 * row['share']:g} % of agents)" if row.get("share", 1.0) < 1.0 else "")
+            grouped.setdefault((row["eps"], row["delta"], row["releases"]), []).append(row["curve"] + level)
+        for (eps, delta, releases), curves in grouped.items():
+            lines.append(f"| `{name}` | {_cell(', '.join(curves))} | {eps:.4g} | {delta:.3g} | {_cell(releases)} |")
+    return audit_page() + "\n" + "\n".join(lines) + "\n"
 
 
 def build_title(name: str) -> str:
