@@ -130,6 +130,9 @@ class AgentStreams:
     true_mean: str = "file"
     #: The class map's path where the classes come from one (``with_class_map``).
     class_map: str | None = None
+    #: The sigma the rules are told: each class's pooled one, or each agent's own
+    #: (``Population.agent_sigmas``); a figure's choice.
+    sigma: str = "class"
 
     @property
     def n_agents(self) -> int:
@@ -157,6 +160,15 @@ class AgentStreams:
         """Each agent's standard deviation about its true mean, over its file's samples."""
         squares = np.bincount(self.agent_of_sample, self.centred() ** 2, minlength=self.n_agents)
         return np.sqrt(squares / self.count)
+
+    def agent_sigmas(self, fallback: np.ndarray) -> np.ndarray:
+        """``sigmas``, with ``fallback`` (per agent: its class's) for an agent whose samples
+        do not vary (one sample, or all equal): a rule told sigma = 0 would trust one draw
+        as the truth."""
+        own = self.sigmas()
+        first = self.start
+        spread = np.maximum.reduceat(self.values, first) - np.minimum.reduceat(self.values, first)
+        return np.where(spread > 0, own, fallback)
 
 
 def _read_table(path: Path) -> pd.DataFrame:
@@ -569,7 +581,7 @@ def clipped_share(streams: AgentStreams) -> float:
 # --- a figure's data: settings, population, choices ----------------------------------------
 
 #: The defaults of a ``data`` mapping beyond its path (the schema's).
-DATA_DEFAULTS = {"layout": "long", "replay": "bootstrap", "true_mean": "file"}
+DATA_DEFAULTS = {"layout": "long", "replay": "bootstrap", "true_mean": "file", "sigma": "class"}
 
 
 def canonical_data(data: dict) -> dict:
@@ -615,7 +627,7 @@ def _streams(key: str) -> AgentStreams:
         class_column = (data.get("columns") or {}).get("class", COLUMNS["class"])
         streams = with_class_map(streams, class_map_from_settings(data["class_map"]), class_column)
     return replace(streams, replay=data.get("replay", DATA_DEFAULTS["replay"]), range_origin=origin,
-                   true_mean=true_mean)
+                   true_mean=true_mean, sigma=data.get("sigma", DATA_DEFAULTS["sigma"]))
 
 
 def file_record(streams: AgentStreams) -> dict:
@@ -626,13 +638,16 @@ def file_record(streams: AgentStreams) -> dict:
         "class_map": streams.class_map,
         "range": [streams.low, streams.high], "range_origin": streams.range_origin,
         "clipped_samples": streams.clipped, "clipped_share": clipped_share(streams),
-        "replay": streams.replay, "true_mean": streams.true_mean,
+        "replay": streams.replay, "true_mean": streams.true_mean, "sigma": streams.sigma,
     }
 
 
 def file_choices(streams: AgentStreams) -> tuple[str, ...]:
     """What a file world chooses where a paper is silent, for the figure's choices."""
     source = f"the class map {streams.class_map}" if streams.class_map else "its class column"
+    told = ("each agent's own standard deviation about its true mean, over its file (its class's pooled one where "
+            "its samples do not vary)" if streams.sigma == "agent"
+            else "each class's pooled standard deviation about its agents' true means")
     share = clipped_share(streams)
     classes = (f"{len(streams.class_names)} classes from {source}" if streams.classes is not None
                else "no class column or class map: one class (an oracle curve is refused)")
@@ -651,8 +666,7 @@ def file_choices(streams: AgentStreams) -> tuple[str, ...]:
          "order per pass, each sample once per pass)"),
         bounded,
         f"true means: {truth}",
-        ("sigma told to the rules: each class's pooled standard deviation about its agents' true means; the "
-         "Bernstein parameter from the class's empirical moments"),
+        (f"sigma told to the rules: {told}; the Bernstein parameter from the class's empirical moments"),
         ("Local is simulated, run by run: the agents' own running means of the samples they replay (not "
          "sigma^2/t: a replayed stream gives its agent the true mean at the end of each pass); Ideal and the "
          "closed forms are left out: they assume classmates that share a mean and draw i.i.d. samples"),

@@ -436,6 +436,16 @@ class Population:
     def class_sigmas(self) -> np.ndarray:
         return np.array([law.sigma for law in self.laws])
 
+    def agent_sigmas(self, classes: np.ndarray) -> np.ndarray:
+        """The sigma each agent's rules are told: its class's (``class_sigmas``), or in a
+        file world with ``sigma: agent`` its own standard deviation about its true mean
+        (``AgentStreams.agent_sigmas``, with the class's where the agent's samples do not
+        vary)."""
+        pooled = self.class_sigmas()[classes]
+        if self.streams is None or self.streams.sigma != "agent":
+            return pooled
+        return self.streams.agent_sigmas(pooled)
+
     def kernel_laws(self) -> KernelLaws:
         """Each class's law as the kernels' ``centred_sample`` reads it (``KernelLaws``)."""
         parameters = [law.kernel_parameters() for law in self.laws]

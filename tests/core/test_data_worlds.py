@@ -267,3 +267,34 @@ def test_a_large_file_of_law_draws_replayed_gives_the_laws_curves_within_monte_c
     gap = law.mean(axis=0) - file.mean(axis=0)
     se = np.sqrt(law.var(axis=0, ddof=1) / runs + file.var(axis=0, ddof=1) / runs)
     assert (np.abs(gap) < 4 * se).all(), (gap / se)
+
+
+def test_each_agent_can_be_told_its_own_sigma(tmp_path):
+    """``sigma: agent``: each agent's standard deviation about its mean over its file (its
+    class's pooled one where its samples do not vary) reaches C-ColME's radii and
+    Private-ColME's variances; Private-C-ColME refuses it, naming why."""
+    from colme.private_colme.kernel import simulate_colme_runs
+    from colme.private_colme.spec import ColmeCurve, ColmeSpec
+
+    rows = [(a, t, (a % 2) + (0.1 + 0.2 * a) * (-1) ** t) for a in range(5) for t in range(4)]
+    rows += [(5, t, 1.0) for t in range(4)]  # agent 5: constant
+    text = "agent,t,value,class\n" + "".join(f"{a},{t + 1},{v!r},{a % 2}\n" for a, t, v in rows)
+    path = tmp_path / "spread.csv"
+    path.write_text(text)
+    pooled, own = (file_population(path, sigma=sigma) for sigma in ("class", "agent"))
+    classes = np.arange(6) % 2
+    expected = np.array([0.1 + 0.2 * a for a in range(5)] + [pooled.class_sigmas()[1]])
+    np.testing.assert_allclose(own.agent_sigmas(classes), expected, rtol=1e-12)
+    np.testing.assert_array_equal(pooled.agent_sigmas(classes), pooled.class_sigmas()[classes])
+    spreads = [ScalableSpec(n_agents=6, curves=(), t_record=np.array([5]), population=world).curve_arguments(
+        ScalableCurve("c_colme", eps=math.inf), classes)["spread"] for world in (pooled, own)]
+    np.testing.assert_allclose(spreads[1], expected, rtol=1e-12)
+    assert not np.allclose(spreads[0], spreads[1])
+    curves = (ColmeCurve(noise="laplace"),)
+    found = [simulate_colme_runs(ColmeSpec(n_agents=6, curves=curves, t_record=np.array([2, 8]), eps=math.inf,
+                                           population=world), classes[None], [np.random.default_rng(3)])
+             for world in (pooled, own)]
+    assert np.isfinite(found[1]).all() and not np.array_equal(found[0], found[1])
+    with pytest.raises(ConfigError, match=r"population\.data\.sigma='agent': Private-C-ColME's rules get one "
+                                          r"threshold per step and pair of profiles"):
+        figures(tmp_path, {"sigma": "agent"})

@@ -56,6 +56,11 @@ class ConsensusEngine(WorldEngine):
                 f"{where}.theta_k has {len(settings['theta_k'])} entries but eps has "
                 f"{len(settings['eps'])}: give one Bernstein exponent k per eps"
             )
+        data = settings["population"].get("data") or {}
+        if data.get("sigma") == "agent":
+            raise ConfigError(f"{where}.population.data.sigma='agent': Private-C-ColME's rules get one threshold per "
+                              "step and pair of profiles (class and privacy level), not per pair of agents; use "
+                              "sigma: class here (C-ColME, B-ColME and Private-ColME read agent)")
         check_world(settings, where, tuple(settings["rules"]))
         self.weight_rule(settings, where)
         if any(name in own for name in settings["rules"]):  # every step its curves will see

@@ -45,14 +45,15 @@ decision_rule = None
 
 class RunWorld(NamedTuple):
     """The kernel's first argument group: one run's world: the agents' ``classes`` and true
-    means ``agent_means``, the classes' data ``laws`` and variances ``class_sigma2``, the
+    means ``agent_means``, the classes' data ``laws``, each agent's data variance
+    ``agent_sigma2`` (its class's, or its own in a file world with ``sigma: agent``), the
     run's stream ``key`` (``colme.ccolme.randoms.run_key``: the replay's permutations are
     the other engines') and, in a world from a data file, the agents' samples (``data``)."""
 
     classes: np.ndarray
     agent_means: np.ndarray
     laws: KernelLaws
-    class_sigma2: np.ndarray
+    agent_sigma2: np.ndarray
     key: np.uint64
     data: DataArrays
 
@@ -147,7 +148,7 @@ def _simulate_colme_run(world, algorithm, outputs, workspace, rng, t_first, t_la
     t_first..t_last: t_first = 1 starts the run, a later call resumes it (the
     ``Workspace`` and ``rng`` carry its state).
     """
-    classes, agent_means, laws, class_sigma2, key, data = world
+    classes, agent_means, laws, agent_sigma2, key, data = world
     law_code, law_a0, law_a1, law_a2, quantiles = laws
     data_values, data_start, data_count, data_order, replay = data
     schedule, mechanism, weights, gaussian, oracle, class_sigma_dp, class_sigma_w, scheme, every_step, bayes_offset, \
@@ -180,7 +181,7 @@ def _simulate_colme_run(world, algorithm, outputs, workspace, rng, t_first, t_la
             gap_time = t - state[pair, LAST_TIME]
             value = release(
                 pair=pair, t=float(t), sample_mean=sample_sum[b] / t, fresh_noise=sigma_dp * fresh[a],
-                sigma2=class_sigma2[sender], sigma_dp2=sigma_dp2, mechanism=mechanism, weights=weights,
+                sigma2=agent_sigma2[b], sigma_dp2=sigma_dp2, mechanism=mechanism, weights=weights,
                 state=state, count=count, block_noise=block_noise, block_coef=block_coef,
             )
             stat[a, b] = state[pair, STATISTIC]
@@ -197,14 +198,14 @@ def _simulate_colme_run(world, algorithm, outputs, workspace, rng, t_first, t_la
             if not oracle and not every_step:
                 other_count = float(count[pair] - first) if by_count else float(t)
                 chi[a, b] = _accept(known, sample_sum[a], sample_sq[a], float(t), stat[a, b], var[a, b],
-                                    other_count, class_sigma2[classes[a]], theta[t], z_lower[t], sigma_dp, n,
+                                    other_count, agent_sigma2[a], theta[t], z_lower[t], sigma_dp, n,
                                     rule_params)
         # Estimate (lines 12-14): C_a^(t) re-tested in full if every_step, then mu_a^(t)
         if every_step and not oracle:
-            _retest_all(t, known, first, by_count, classes, class_sigma2, class_sigma_dp, theta[t], z_lower[t],
+            _retest_all(t, known, first, by_count, classes, agent_sigma2, class_sigma_dp, theta[t], z_lower[t],
                         rule_params, chi, stat, var, sample_sum, sample_sq, state, count)
         if t == t_record[next_record]:
-            mse_out[next_record] = _mean_squared_error(t, known, classes, class_sigma2, agent_means, chi, stat,
+            mse_out[next_record] = _mean_squared_error(t, known, classes, agent_sigma2, agent_means, chi, stat,
                                                        prec, sample_sum, sample_sq)
             _record_membership(classes, chi, count, diagnostics_out[:, next_record])
             next_record += 1
@@ -275,12 +276,12 @@ def _choose_agent(a, t, schedule, chi, pointer):
 
 
 @numba.njit(cache=True)
-def _retest_all(t, known, first, by_count, classes, class_sigma2, class_sigma_dp, theta, z_lower, rule_params,
+def _retest_all(t, known, first, by_count, classes, agent_sigma2, class_sigma_dp, theta, z_lower, rule_params,
                 chi, stat, var, sample_sum, sample_sq, state, count):
     """Line 13 with ``retest="every_step"``: chi_a(b) for every pair with the current X-bar_a^(t)."""
     n = chi.shape[0]
     for a in range(n):
-        sigma2 = class_sigma2[classes[a]]
+        sigma2 = agent_sigma2[a]
         for b in range(n):
             other_count = float(count[a * n + b] - first) if by_count else state[a * n + b, LAST_TIME]
             chi[a, b] = a != b and _accept(known, sample_sum[a], sample_sq[a], float(t), stat[a, b], var[a, b],
@@ -289,14 +290,14 @@ def _retest_all(t, known, first, by_count, classes, class_sigma2, class_sigma_dp
 
 
 @numba.njit(cache=True)
-def _mean_squared_error(t, known, classes, class_sigma2, agent_means, chi, stat, prec, sample_sum, sample_sq):
+def _mean_squared_error(t, known, classes, agent_sigma2, agent_means, chi, stat, prec, sample_sum, sample_sq):
     """Line 14 averaged over agents: (1/M) sum_a (mu_a^(t) - mu_a)^2, with mu_a^(t) the
     inverse-variance combination of eq. (3) (known variance sigma_a^2) or eq. (5) (V_a^(t))."""
     n = chi.shape[0]
     squared_error = 0.0
     for a in range(n):
         own_mean = sample_sum[a] / t
-        own_var = class_sigma2[classes[a]] if known else _sample_variance(sample_sum[a], sample_sq[a], float(t))
+        own_var = agent_sigma2[a] if known else _sample_variance(sample_sum[a], sample_sq[a], float(t))
         if own_var > 0.0:
             weighted = own_mean * t / own_var
             total = t / own_var
@@ -476,14 +477,15 @@ def simulate_colme_runs(
         "dof_from_count": spec.welch_dof == "kappa",
         "drop_first": spec.schvar2_first_interval == "drop",
     }
-    laws, class_sigma2 = population.kernel_laws(), population.class_sigmas() ** 2
+    laws = population.kernel_laws()
     data = DataArrays.of(population.streams)
     n_runs = classes.shape[0]
     if progress is not None:
         progress.begin(n_runs * len(spec.curves) * spec.t_max)
     for run in range(n_runs):
         mu = population.agent_means(classes[run]) if agent_means is None else agent_means[run]
-        world = RunWorld(classes=classes[run].astype(np.int64), agent_means=mu, laws=laws, class_sigma2=class_sigma2,
+        world = RunWorld(classes=classes[run].astype(np.int64), agent_means=mu, laws=laws,
+                         agent_sigma2=population.agent_sigmas(classes[run]) ** 2,
                          key=np.uint64(run_key(generators[run])), data=data)
         for index, curve in enumerate(spec.curves):
             arguments = {

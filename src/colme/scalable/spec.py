@@ -88,7 +88,7 @@ class ScalableSpec(GroupedPanel):
         """The kernel's per-curve parameters (``kernel.CurveArrays``): algorithm code, depth, the oracle flag, each
         agent's sigma_DP (Laplace, calibrated to its class's support at its own eps, as
         Private-C-ColME's: the curve's eps, or its level in the curve's mix from the run's
-        privacy ``ranks``; 0 at eps = inf) and sqrt(sigma^2 + sigma_DP^2) (its class's sigma):
+        privacy ``ranks``; 0 at eps = inf) and sqrt(sigma^2 + sigma_DP^2) (its sigma, ``Population.agent_sigmas``):
         each agent's optimistic radius is its own, so a pair's test adds both agents'."""
         levels = curve.levels(len(curve.mix) or 1)
         per_profile = np.array([[laplace_sigma_dp(eps, law.half_width) for eps in levels]
@@ -100,5 +100,5 @@ class ScalableSpec(GroupedPanel):
             "depth": max(curve.depth, 1),
             "by_class": curve.rule == "oracle",
             "sigma_dp": sigma_dp,
-            "spread": np.sqrt(self.population.class_sigmas()[classes] ** 2 + sigma_dp**2),
+            "spread": np.sqrt(self.population.agent_sigmas(classes) ** 2 + sigma_dp**2),
         }
