@@ -32,6 +32,7 @@ from .claims import EVIDENCE, HISTORY, HOLM, INCONCLUSIVE, NOT_REPRODUCED, REPRO
 from .config import ConfigError, load_config, load_schema, resolve_figure, schema_cases
 from .derived.scorecard import frontier, frontier_by_privacy
 from .expansion import validate_config
+from .prose import prose_files, stale_prose
 from .registry import ENGINES
 
 #: The kinds of a diagnosis's evidence, as the claims page explains them.
@@ -520,6 +521,10 @@ def scorecard_page(root: Path) -> str:
 BUILD_TITLES = {"default": "Default preset build", "paper": "Paper preset build"}
 
 
+#: The generated pages at the top of docs/ (beside the hand-written ones: ``colme.prose``).
+TOP_PAGES = ("configuration.md", "choices.md", "claims.md", "scorecard.md", "privacy_audit.md")
+
+
 def generated_pages(root: Path) -> dict[str, str]:
     """Every generated page by its path under ``<root>/docs`` (``root``: the repository)."""
     root = Path(root)
@@ -583,21 +588,29 @@ def build_title(name: str) -> str:
 
 def stale_pages(root: Path, pages: dict[str, str] | None = None) -> list[str]:
     """The generated pages (``pages``, else ``generated_pages(root)``) whose copy under
-    ``<root>/docs`` is missing or differs."""
+    ``<root>/docs`` is missing or differs, and the hand-written files whose published
+    numbers (``colme.prose`` markers) differ from the published files'."""
     docs = Path(root) / "docs"
     pages = generated_pages(root) if pages is None else pages
-    return [name for name, content in pages.items()
-            if not (docs / name).is_file() or (docs / name).read_text() != content]
+    stale = [name for name, content in pages.items()
+             if not (docs / name).is_file() or (docs / name).read_text() != content]
+    return stale + [str(path.relative_to(docs)) if path.parent == docs else path.name
+                    for path in stale_prose(root, prose_files(root, set(pages)))]
 
 
 def write_pages(root: Path) -> list[str]:
-    """Write the stale generated pages under ``<root>/docs``; their names."""
+    """Write the stale generated pages under ``<root>/docs``, and refresh the published
+    numbers of the hand-written files (README.md, docs/*.md); their names."""
     docs = Path(root) / "docs"
     pages = generated_pages(root)
-    stale = stale_pages(root, pages)
+    stale = [name for name, content in pages.items()
+             if not (docs / name).is_file() or (docs / name).read_text() != content]
     for name in stale:
         (docs / name).parent.mkdir(parents=True, exist_ok=True)
         (docs / name).write_text(pages[name])
+    for path, text in stale_prose(root, prose_files(root, set(pages))).items():
+        path.write_text(text)
+        stale.append(path.name)
     return stale
 
 

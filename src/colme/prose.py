@@ -1,0 +1,189 @@
+"""Numbers in hand-written prose (README.md, docs/*.md) that cannot go stale: each is a
+named value read from the published builds' files, written between markers
+
+    <!--n:paper.wall_minutes-->79<!--/n-->
+
+and rewritten by ``python -m colme.docpages`` (``refresh``); a test fails when a marker's
+text differs from its value (``stale_prose``) or when a number of the kinds a build
+produces (times, job and claim counts, verdict counts, rates, CPU names) stands outside a
+marker (``unmarked_numbers``).  A number that no build produces (a paper's value, a date,
+a setting) is typed as it is; one of those kinds that is not a build's (a history note)
+carries ``<!--typed: why-->`` on its line.  showyourwork's variables are the model.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import pandas as pd
+
+#: A marker and the text it holds.
+MARKER = re.compile(r"<!--n:([A-Za-z0-9_.]+)-->(.*?)<!--/n-->", re.S)
+
+#: Numbers of the kinds a build produces, as they appear in prose: durations, job and claim
+#: counts, verdict counts and triples, measured rates (mantissa with decimals), CPU names.
+BUILD_NUMBER = re.compile(
+    r"(?<![\w.])(?<!Fig\. )\d+(?:\.\d+)?\s?(?:s|min|minutes|seconds|h|hours|jobs|claims)\b"
+    r"|(?<![\w.])\d\.\d+e[+-]?\d+"
+    r"|\b\d+ (?:reproduced|not reproduced|inconclusive)\b"
+    r"|\b\d+ / \d+ / \d+\b"
+    r"|EPYC|Xeon|Zen \d|Ryzen|Core i\d"
+)
+
+#: The published builds whose numbers prose may name (folders under docs/).
+BUILDS = ("default", "paper")
+
+
+def _rate(value: float) -> str:
+    """A rate as prose writes it: two significant digits, 1.5e9."""
+    mantissa, exponent = f"{value:.1e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def _cpu(build: dict) -> str:
+    machine = build.get("machine") or {}
+    name = re.sub(r"\((R|TM)\)", "", machine.get("cpu", "an unnamed CPU")).replace(" Processor", "").strip()
+    name = re.sub(r"\s+", " ", name)
+    isa = machine.get("vector_isa")
+    return f"{build.get('cores', '?')}-core {name}" + (f" ({isa})" if isa else "")
+
+
+def build_values(name: str, build: dict) -> dict[str, str]:
+    """The named values of one published build's ``build.json``."""
+    verdicts = build.get("verdicts", {})
+    triple = " / ".join(str(verdicts.get(v, 0)) for v in ("reproduced", "not reproduced", "inconclusive"))
+    values = {
+        "wall_minutes": f"{build['wall_seconds'] / 60:.0f}",
+        "wall_seconds": f"{build['wall_seconds']:.0f}",
+        "compute_seconds": f"{build['compute_seconds']:.0f}",
+        "cpu": _cpu(build),
+        "claims": str(build.get("claims", 0)),
+        "paired": triple,
+        "reproduced": str(verdicts.get("reproduced", 0)),
+        "not_reproduced": str(verdicts.get("not reproduced", 0)),
+        "inconclusive": str(verdicts.get("inconclusive", 0)),
+    }
+    for key, column in (("independent", "verdicts_independent_se"), ("holm", "verdicts_holm")):
+        counts = build.get(column, {})
+        values[key] = " / ".join(str(counts.get(v, 0)) for v in ("reproduced", "not reproduced", "inconclusive"))
+    for origin, count in (build.get("origins") or {}).items():
+        values[f"origin.{origin.replace(' ', '_')}"] = str(count)
+    evidence = build.get("diagnosis_evidence") or {}
+    for kind, count in evidence.items():
+        values[f"evidence.{kind.replace('-', '_')}"] = str(count)
+    values["evidence"] = " / ".join(str(evidence.get(k, 0)) for k in ("ablation", "diagnostics", "power", "re-reading"))
+    values["moved_by_holm"] = str(len(build.get("moved_by_holm") or []))
+    values["error_model_dependent"] = str(len(build.get("error_model_dependent") or []))
+    return {f"{name}.{key}": value for key, value in values.items()}
+
+
+def published_values(root: Path) -> dict[str, str]:
+    """Every named value prose may hold, from the published files under ``<root>/docs``:
+    each build's ``build.json`` (``build_values``), the scale figure's rates
+    (``<build>.scale_m<M>.rate``: config-edge-updates/s per core), the claims reproduced
+    only with paired errors, the Fig. 1 oracle against Theorem 1 at the horizon, and each
+    experiment's build (``experiments.<name>.wall_seconds``; the longest, rounded up to
+    minutes, ``experiments.max_wall_minutes``)."""
+    docs = Path(root) / "docs"
+    values: dict[str, str] = {}
+    for name in BUILDS:
+        path = docs / name / "build.json"
+        if path.is_file():
+            values |= build_values(name, json.loads(path.read_text()))
+        scale = docs / name / "tables" / "scale_m_supplement.csv"
+        if scale.is_file():
+            for row in pd.read_csv(scale).itertuples(index=False):
+                values[f"{name}.{row.figure}.rate"] = _rate(float(row.config_edge_updates_per_second))
+        claims = docs / name / "claims.csv"
+        if claims.is_file():
+            values |= claims_values(name, pd.read_csv(claims))
+        for figure in ("fig1_r5", "fig1_r20"):
+            table = docs / name / "tables" / f"{figure}.csv"
+            if table.is_file():
+                values |= theorem1_values(f"{name}.{figure}", pd.read_csv(table))
+    walls = []
+    for path in sorted((docs / "experiments").glob("*/build.json")):
+        wall = json.loads(path.read_text())["wall_seconds"]
+        values[f"experiments.{path.parent.name}.wall_seconds"] = f"{wall:.0f}"
+        walls.append(wall)
+    if walls:
+        values["experiments.count"] = str(len(walls))
+        values["experiments.max_wall_minutes"] = str(math.ceil(max(walls) / 60))
+    return values
+
+
+def claims_values(name: str, claims: pd.DataFrame) -> dict[str, str]:
+    """Of a build's claims.csv: the claims reproduced only with paired errors (their
+    count and ids, ``<name>.paired_only``)."""
+    only = claims[(claims["verdict"] == "reproduced") & (claims["verdict (independent se)"] != "reproduced")]
+    return {f"{name}.paired_only.count": str(len(only)), f"{name}.paired_only.ids": ", ".join(only["id"])}
+
+
+def theorem1_values(prefix: str, table: pd.DataFrame) -> dict[str, str]:
+    """The oracle's MSE over Theorem 1's asymptote at the figure's horizon, R - 1 in
+    percent per eps (``<prefix>.theorem1.eps<eps>``), and the largest 2 se / R
+    (``<prefix>.theorem1.two_se``)."""
+    last = table[table["t"] == table["t"].max()].set_index("curve")
+    values, errors = {}, []
+    for curve in last.index:
+        if not curve.startswith("theorem1 eps="):
+            continue
+        eps = curve.split("=", 1)[1]
+        oracle = last.loc[f"oracle eps={eps}"]
+        ratio = oracle["mse"] / last.loc[curve, "mse"]
+        values[f"{prefix}.theorem1.eps{eps}"] = f"{100 * (ratio - 1):+.1f} %"
+        errors.append(2 * oracle["se"] / oracle["mse"])
+    if errors:
+        values[f"{prefix}.theorem1.two_se"] = f"{100 * max(errors):.1f} %"
+        values[f"{prefix}.runs"] = str(int(last["runs"].max()))
+    return values
+
+
+def refresh(text: str, values: dict[str, str], where: str = "") -> str:
+    """``text`` with every marker's content set to its value; a marker naming no value is
+    an error (naming ``where`` and the name)."""
+
+    def value(match: re.Match) -> str:
+        name = match.group(1)
+        if name not in values:
+            raise KeyError(f"{where}: no published value {name!r} (known: {', '.join(sorted(values))})")
+        return f"<!--n:{name}-->{values[name]}<!--/n-->"
+
+    return MARKER.sub(value, text)
+
+
+def prose_files(root: Path, generated: set[str]) -> list[Path]:
+    """The hand-written Markdown files: README.md and docs/*.md but the generated pages."""
+    root = Path(root)
+    return [root / "README.md"] + [path for path in sorted((root / "docs").glob("*.md"))
+                                   if path.name not in generated]
+
+
+def stale_prose(root: Path, files: list[Path], values: dict[str, str] | None = None) -> dict[Path, str]:
+    """The files whose markers do not hold their values, with their refreshed text."""
+    values = published_values(root) if values is None else values
+    stale = {}
+    for path in files:
+        text = path.read_text()
+        fresh = refresh(text, values, str(path))
+        if fresh != text:
+            stale[path] = fresh
+    return stale
+
+
+def unmarked_numbers(text: str) -> list[tuple[int, str]]:
+    """(line, number) of each build-kind number (``BUILD_NUMBER``) outside markers, code
+    blocks, inline code and links' targets, on lines without a ``<!--typed: ...-->`` note."""
+    text = re.sub(r"```.*?```", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    text = MARKER.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    found = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if "<!--typed:" in line:
+            continue
+        line = re.sub(r"`[^`]*`", "", line)
+        line = re.sub(r"\]\([^)]*\)", "]", line)
+        found += [(number, match.group(0)) for match in BUILD_NUMBER.finditer(line)]
+    return found
