@@ -26,7 +26,8 @@ MARKER = re.compile(r"<!--n:([A-Za-z0-9_.]+)-->(.*?)<!--/n-->", re.S)
 #: Numbers of the kinds a build produces, as they appear in prose: durations, job and claim
 #: counts, verdict counts and triples, measured rates (mantissa with decimals), CPU names.
 BUILD_NUMBER = re.compile(
-    r"(?<![\w.])(?<!Fig\. )\d+(?:\.\d+)?\s?(?:s|min|minutes|seconds|h|hours|jobs|claims)\b"
+    r"(?<![\w.])(?<!Fig\. )(?<!Theorem )(?<!Corollary )(?<!Lemma )\d+(?:\.\d+)?\s?"
+    r"(?:s|min|minutes|seconds|h|hours|jobs|claims)\b"
     r"|(?<![\w.])\d\.\d+e[+-]?\d+"
     r"|\b\d+ (?:reproduced|not reproduced|inconclusive)\b"
     r"|\b\d+ / \d+ / \d+\b"
@@ -75,6 +76,9 @@ def build_values(name: str, build: dict) -> dict[str, str]:
     for kind, count in evidence.items():
         values[f"evidence.{kind.replace('-', '_')}"] = str(count)
     values["evidence"] = " / ".join(str(evidence.get(k, 0)) for k in ("ablation", "diagnostics", "power", "re-reading"))
+    values["causes"] = str(sum(count for kind, count in evidence.items() if kind != "re-reading"))
+    values["causes_on_unseen_tables"] = str(build.get("causes_on_unseen_tables", 0))
+    values["causes_confirmed"] = str((build.get("diagnosis_verdicts") or {}).get("confirmed", 0))
     values["moved_by_holm"] = str(len(build.get("moved_by_holm") or []))
     values["error_model_dependent"] = str(len(build.get("error_model_dependent") or []))
     return {f"{name}.{key}": value for key, value in values.items()}
@@ -117,9 +121,45 @@ def published_values(root: Path) -> dict[str, str]:
 
 def claims_values(name: str, claims: pd.DataFrame) -> dict[str, str]:
     """Of a build's claims.csv: the claims reproduced only with paired errors (their
-    count and ids, ``<name>.paired_only``)."""
+    count and ids, ``<name>.paired_only``), and each row of the verdict table
+    (``<name>.table.<row>``: ``verdict_cells``)."""
     only = claims[(claims["verdict"] == "reproduced") & (claims["verdict (independent se)"] != "reproduced")]
-    return {f"{name}.paired_only.count": str(len(only)), f"{name}.paired_only.ids": ", ".join(only["id"])}
+    values = {f"{name}.paired_only.count": str(len(only)), f"{name}.paired_only.ids": ", ".join(only["id"])}
+    return values | {f"{name}.table.{row}": cell for row, cell in verdict_cells(claims).items()}
+
+
+#: The verdict table's rows: (verdict, what its diagnosis says), by key.
+TABLE_ROWS = {
+    f"{verdict.replace(' ', '_')}.{kind.replace('-', '_')}.{outcome.replace(' ', '_')}": (verdict, kind, outcome)
+    for verdict in ("not reproduced", "inconclusive")
+    for kind in ("cause", "re-reading")
+    for outcome in ("confirmed", "not confirmed", "inconclusive")
+}
+
+
+def verdict_cells(claims: pd.DataFrame) -> dict[str, str]:
+    """"paired (independent)" counts per verdict and diagnosis outcome, causes and
+    re-readings apart, and the claims without a diagnosis."""
+    reading = claims["diagnosis evidence"].fillna("").str.startswith("re-reading")
+    cells = {}
+
+    def cell(suffix: str, verdict: str, kind: str | None = None, outcome: str | None = None) -> int:
+        rows = claims["verdict" + suffix] == verdict
+        if kind is not None:
+            rows &= (reading if kind == "re-reading" else ~reading)
+            rows &= claims["diagnosis verdict" + suffix].fillna("") == outcome
+        return int(rows.sum())
+
+    cells["reproduced"] = f"{cell('', 'reproduced')} ({cell(' (independent se)', 'reproduced')})"
+    for key, (verdict, kind, outcome) in TABLE_ROWS.items():
+        cells[key] = f"{cell('', verdict, kind, outcome)} ({cell(' (independent se)', verdict, kind, outcome)})"
+    diagnosed = claims["diagnosis verdict"].fillna("").isin(["confirmed", "not confirmed", "inconclusive"])
+    independent = claims["diagnosis verdict (independent se)"].fillna("").isin(
+        ["confirmed", "not confirmed", "inconclusive"])
+    missing = ((claims["verdict"] != "reproduced") & ~diagnosed).sum(), \
+        ((claims["verdict (independent se)"] != "reproduced") & ~independent).sum()
+    cells["undiagnosed"] = f"{missing[0]} ({missing[1]})"
+    return cells
 
 
 def theorem1_values(prefix: str, table: pd.DataFrame) -> dict[str, str]:

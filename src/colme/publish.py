@@ -27,11 +27,21 @@ import gzip
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
 
-from .claims import HOLM, INDEPENDENT, diagnosis_counts, model_dependent
+from .claims import (
+    HOLM,
+    INDEPENDENT,
+    diagnosis_counts,
+    evaluate,
+    load_claims,
+    model_dependent,
+    read_inputs,
+    to_markdown,
+)
 from .config import load_config, resolve_figure
 from .docpages import build_page, build_title
 from .expansion import validate_config
@@ -159,7 +169,35 @@ def claim_counts(claims: pd.DataFrame) -> dict:
     }
 
 
+def recheck_claims(folder: Path, claims_file: Path, root: Path | None = None) -> dict:
+    """Re-evaluate a published build's claims from its own tables (tidy, supplementary,
+    covariance and diagnostics: what ``test_published`` re-derives them from), after an
+    edit of the claims' diagnoses, which no table depends on: rewrites ``claims.csv``,
+    ``claims.md`` and build.json's claim counts, and records the recheck's commit in
+    build.json (``claims_rechecked_at``); the tables, figures and timings stay the build's."""
+    tables = folder / "tables"
+    claims = evaluate(load_claims(claims_file), **read_inputs(
+        [p for p in tables.glob("*.csv") if not p.name.endswith("_supplement.csv")],
+        tables.glob("*_supplement.csv"), tables.glob("*_covariance.csv.gz"), tables.glob("*_diagnostics.csv.gz")))
+    atomic_write_text(folder / "claims.csv", claims.to_csv(index=False))
+    atomic_write_text(folder / "claims.md", to_markdown(claims))
+    build = json.loads((folder / "build.json").read_text())
+    build.update(claim_counts(pd.read_csv(folder / "claims.csv")))
+    build["claims_rechecked_at"] = _commit(root or Path.cwd())
+    atomic_write_text(folder / "build.json", json.dumps(json.loads(canonical_json(build)), indent=1) + "\n")
+    return build
+
+
 def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "recheck-claims":  # python -m colme.publish recheck-claims docs/default
+        parser = argparse.ArgumentParser(description=recheck_claims.__doc__.splitlines()[0])
+        parser.add_argument("command")
+        parser.add_argument("folder", type=Path, help="a published build, e.g. docs/default")
+        parser.add_argument("--claims", type=Path, default=Path("workflow/claims.yaml"))
+        args = parser.parse_args(argv)
+        print(json.dumps(recheck_claims(args.folder, args.claims), indent=1))
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", type=Path, help="a finished build's results/ folder")
     parser.add_argument("dest", type=Path, help="where to publish, e.g. docs/paper")

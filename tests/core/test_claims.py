@@ -860,3 +860,27 @@ def test_the_new_diagnosis_checks_come_out_either_way():
         pairs = pd.DataFrame({"curve_a": "A", "curve_b": "B", "t": t, "cov": sign * 1e-6})
         assert paired_correlation(tab, "A", "B", pairs=pairs).verdict == verdict
     assert paired_correlation(tab, "A", "B").verdict == "inconclusive"  # no covariance recorded
+
+
+def test_a_claim_holms_correction_moves_gets_its_diagnosis_run_for_the_corrected_verdict():
+    """Two claims reproduced at 2.1 se (Phi(-2.1) = 0.018 > 0.02275 / 2): Holm turns both
+    inconclusive, and each one's diagnosis runs for that verdict (column
+    ``diagnosis verdict (Holm)``), though it never ran for the paired verdict; a claim Holm
+    keeps reproduced has none."""
+    from colme.claims import HOLM, HOLM_DIAGNOSIS
+
+    gap = {"A": (0.95 / T, 0.05 / 2.1 / T), "B": (1.0 / T, 0.0 * T)}
+    diagnosis = {"evidence": "power", "table_existed": True, "cause": "few runs.", "figure": "more_runs",
+                 "check": "ordering", "below": "A", "above": "B"}
+    claims = [{"id": f"c{i}", "figure": f"f{i}", "claim": "A beats B", "check": "ordering", "below": "A",
+               "above": "B", "diagnosis": diagnosis} for i in (1, 2)]
+    claims.append({"id": "c3", "figure": "exact", "claim": "A beats B", "check": "ordering", "below": "A",
+                   "above": "B", "diagnosis": diagnosis})
+    tables = {"f1": table(**gap), "f2": table(**gap), "exact": table(A=(0.9 / T, 0.0 * T), B=(1.0 / T, 0.0 * T)),
+              "more_runs": table(A=precise(0.95), B=precise(1.0))}
+    results = evaluate(claims, tables).set_index("id")
+    assert list(results["verdict"]) == [REPRODUCED] * 3
+    assert list(results[HOLM]) == [INCONCLUSIVE, INCONCLUSIVE, REPRODUCED]
+    assert list(results["diagnosis verdict"]) == ["", "", ""]
+    assert list(results[HOLM_DIAGNOSIS]) == ["confirmed", "confirmed", ""]
+    assert results.loc["c1", "diagnosis"].startswith("few runs. Check on more_runs:")

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from colme.claims import HOLM, diagnosis_counts, evaluate, load_claims, read_inputs, to_markdown
+from colme.claims import HOLM, HOLM_DIAGNOSIS, diagnosis_counts, evaluate, load_claims, read_inputs, to_markdown
 from colme.config import resolve_figure
 from colme.expansion import validate_config
 from colme.provenance import canonical_json
@@ -117,16 +117,19 @@ def test_every_published_verdict_is_rederived_from_the_published_tables(publishe
 
 
 def test_every_claim_not_reproduced_has_a_diagnosis(published):
-    """A claim not reproduced (or inconclusive) with paired or with independent standard
-    errors carries a diagnosis whose check ran (confirmed, not confirmed or inconclusive):
-    a claim without one, or whose check could not run, fails here."""
+    """A claim not reproduced (or inconclusive) with paired standard errors, independent
+    ones or Holm's correction carries a diagnosis whose check ran (confirmed, not confirmed
+    or inconclusive) for that column: a claim without one, or whose check could not run,
+    fails here."""
     folder, _, _ = published
     claims = pd.read_csv(folder / "claims.csv", dtype=str, keep_default_na=False)
     missing = set()
-    for suffix in ("", " (independent se)"):
-        open_ = (claims["verdict" + suffix] != "reproduced") & ~claims["diagnosis verdict" + suffix].isin(
-            ["confirmed", "not confirmed", "inconclusive"])
-        missing |= set(claims.loc[open_, "id"])
+    for verdict, diagnosis in (("verdict", "diagnosis verdict"),
+                               ("verdict (independent se)", "diagnosis verdict (independent se)"),
+                               (HOLM, HOLM_DIAGNOSIS)):
+        ran = claims[diagnosis].isin(["confirmed", "not confirmed", "inconclusive"])
+        open_ = (claims[verdict] != "reproduced") & ~ran
+        missing |= {(claim, verdict) for claim in claims.loc[open_, "id"]}
     assert not missing, f"{folder.name}: no diagnosis for {sorted(missing)}"
 
 
@@ -181,37 +184,18 @@ def test_published_experiments_match_their_files(path, preset, folder):
 
 def test_the_readmes_claim_counts_are_the_published_builds():
     """The README's counts of claims, origins, verdicts (paired, independent, Holm) and
-    diagnoses by evidence are those of docs/default and docs/paper's build.json: a
-    republication that changes them fails here until the README says so."""
-    import re
+    diagnoses by evidence are markers (``colme.prose``) of docs/default and docs/paper's
+    build.json, holding their values: a republication that changes them fails
+    (test_prose_numbers) until ``python -m colme.docpages`` rewrites them."""
+    from colme.prose import MARKER, published_values
 
-    text = " ".join((ROOT / "README.md").read_text().split())
-    builds = {p: json.loads((ROOT / "docs" / p / "build.json").read_text()) for p in ("default", "paper")}
-
-    def numbers(pattern: str) -> list[int]:
-        found = re.search(pattern, text)
-        assert found, f"the README no longer says {pattern!r}"
-        return [int(n) for n in found.groups()]
-
-    def verdicts(build: dict, key: str) -> list[int]:
-        return [build[key].get(v, 0) for v in ("reproduced", "not reproduced", "inconclusive")]
-
-    default, paper = builds["default"], builds["paper"]
-    assert numbers(r"checks (\d+) claims about the figures \((\d+) sentences of the papers, (\d+) claims of "
-                   r"the project's own[^,]*, (\d+) readings") == [
-        default["claims"], *(default["origins"].get(o, 0) for o in ("paper", "project", "figure reading"))]
-    triple = r"(\d+) / (\d+) / (\d+)"
-    assert numbers(rf"paired standard errors: (\d+) reproduced, (\d+) not reproduced and (\d+) inconclusive at "
-                   rf"the default preset \(independent errors {triple}, Holm's family-wise correction {triple}\), "
-                   rf"and {triple} at the paper preset \(independent {triple}, Holm {triple}\)") == [
-        *verdicts(default, "verdicts"), *verdicts(default, "verdicts_independent_se"),
-        *verdicts(default, "verdicts_holm"), *verdicts(paper, "verdicts"),
-        *verdicts(paper, "verdicts_independent_se"), *verdicts(paper, "verdicts_holm")]
-    kinds = ("ablation", "diagnostics", "power", "re-reading")
-    assert numbers(r"\(default: (\d+) ablations, (\d+) diagnostics, (\d+) power, (\d+) re-readings that test no "
-                   r"cause; paper (\d+) / (\d+) / (\d+) / (\d+)\)") == [
-        *(default["diagnosis_evidence"].get(k, 0) for k in kinds),
-        *(paper["diagnosis_evidence"].get(k, 0) for k in kinds)]
+    text = (ROOT / "README.md").read_text()
+    values = published_values(ROOT)
+    shown = dict(MARKER.findall(text))
+    wanted = [f"default.{key}" for key in ("claims", "origin.paper", "origin.project", "origin.figure_reading",
+                                           "paired", "independent", "holm", "evidence")]
+    wanted += [f"paper.{key}" for key in ("paired", "independent", "holm", "evidence")]
+    assert {key: shown.get(key) for key in wanted} == {key: values[key] for key in wanted}
 
 
 def test_the_shipped_cards_cells_are_the_published_figures_bit_for_bit():
