@@ -33,7 +33,7 @@ from .config import ConfigError, load_config, load_schema, resolve_figure, schem
 from .derived.scorecard import frontier, frontier_by_privacy
 from .expansion import validate_config
 from .prose import prose_files, stale_prose
-from .registry import ENGINES
+from .registry import ENGINES, stage_params
 
 #: The kinds of a diagnosis's evidence, as the claims page explains them.
 EVIDENCE_KINDS = "; ".join(f"{kind}: {meaning}" for kind, meaning in EVIDENCE.items())
@@ -549,7 +549,6 @@ def privacy_audit_page(figures: dict[str, dict]) -> str:
     """The privacy audit (``colme.audit.audit_page``: computed, about 6 s), then what one
     sample enjoys in each private figure of ``figures`` (``Engine.sample_privacy``)."""
     from .audit import audit_page  # lazy: it compiles a Numba draw and imports dp-accounting (a dev extra)
-    from .registry import stage_params
 
     lines = [
         "## What one sample enjoys, figure by figure",

@@ -4,123 +4,233 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numba
 import numpy as np
 
 from .bounds import check_constraints, objective, quadratic_form, sigma_pr2, sigma_tv2
 from .model import Network, PricerError, Privacy, make_privacy
 from .privacy import gaussian_factor, sigma_threshold, sigma_update, weight_caps
 
+#: ``solve_lambda``'s methods, by the compiled code's number.
+LAMBDA_METHODS = {"breakpoints": 0, "bisection": 1}
+
+#: The compiled functions' status: done, a row whose privacy caps cannot meet (3), a node
+#: that cannot reach the PS at all.
+OK, INFEASIBLE_ROW, UNREACHABLE = 0, 1, 2
+
+
+@numba.njit(cache=True)
+def _row_terms_compiled(i, A, p, P, E, fine):
+    n = p.shape[0]
+    b = np.empty(n)
+    D = np.empty(n)
+    for j in range(n):
+        others = 0.0
+        for row in range(n):  # sum_{l != i} p_lj alpha_lj, row by row as (P * A).sum(axis=0) adds
+            if row != i:
+                others += P[row, j] * A[row, j]
+        b[j] = 2.0 * (1.0 - p[j]) * others
+        recip = p[i] * (E[i, j] / P[i, j] - P[j, i]) if P[i, j] > 0 else 0.0
+        g = p[j] * P[i, j]
+        if fine:
+            b[j] += 2.0 * recip * A[j, i]
+            D[j] = 2.0 * (1.0 - g)
+        else:
+            D[j] = 2.0 * ((1.0 - g) + recip)
+    return b, D
+
 
 def _row_terms(i: int, A: np.ndarray, network: Network, fine: bool) -> tuple[np.ndarray, np.ndarray]:
     """(b_j, D_j) with alpha_ij(lambda) = ((lambda - b_j) / D_j)^+: (15) or, if ``fine``, (20)."""
-    p, P, E = network.p, network.P, network.E
-    g = p * P[i]
-    col = (P * A).sum(axis=0)
-    others = col - P[i] * A[i]  # sum_{l != i} p_lj alpha_lj
-    b = 2.0 * (1.0 - p) * others
-    with np.errstate(divide="ignore", invalid="ignore"):
-        recip = np.where(P[i] > 0, p[i] * (E[i] / P[i] - P[:, i]), 0.0)
-    if fine:
-        return b + 2.0 * recip * A[:, i], 2.0 * (1.0 - g)
-    return b, 2.0 * ((1.0 - g) + recip)
+    return _row_terms_compiled(i, A, network.p, network.P, network.E, fine)
+
+
+@numba.njit(cache=True)
+def _clipped_total(lam, g, b, D, caps):
+    total = 0.0
+    for j in range(g.shape[0]):
+        total += g[j] * min(max((lam - b[j]) / D[j], 0.0), caps[j])
+    return total
+
+
+@numba.njit(cache=True)
+def _solve_lambda_compiled(g, b, D, caps, target, method, max_iter):
+    """``solve_lambda``, compiled: (weights, status, reach)."""
+    m = g.shape[0]
+    out = np.zeros(m)
+    if target <= 0:
+        return out, OK, 0.0
+    reach = 0.0
+    for j in range(m):
+        reach += g[j] * caps[j]
+    if reach <= target * (1 + 1e-12):
+        if reach < target * (1 - 1e-9):
+            return out, INFEASIBLE_ROW, reach
+        for j in range(m):
+            out[j] = caps[j] * (target / reach)
+        return out, OK, reach
+    if method == 0:
+        points = np.empty(2 * m)
+        count = 0
+        for j in range(m):
+            points[count] = b[j]
+            count += 1
+            top = b[j] + D[j] * caps[j]
+            if np.isfinite(top):
+                points[count] = top
+                count += 1
+        kinks = np.unique(points[:count])
+        k = kinks.shape[0]
+        for index in range(kinks.shape[0]):  # the first kink whose total reaches the target
+            if _clipped_total(kinks[index], g, b, D, caps) >= target:
+                k = index
+                break
+        if k < kinks.shape[0]:
+            lo = kinks[k - 1] if k > 0 else kinks[0]
+            hi = kinks[k]
+        else:  # beyond the last kink only uncapped weights grow
+            lo, hi = kinks[-1], np.inf
+    else:
+        lo = b.min()
+        hi = lo + max(1.0, abs(lo))
+        while _clipped_total(hi, g, b, D, caps) < target:
+            hi = lo + 2.0 * (hi - lo)
+        for _ in range(max_iter):
+            mid = 0.5 * (lo + hi)
+            same = True
+            for j in range(m):
+                raw_lo, raw_hi = (lo - b[j]) / D[j], (hi - b[j]) / D[j]
+                if (raw_lo <= 0) != (raw_hi <= 0) or (raw_lo >= caps[j]) != (raw_hi >= caps[j]):
+                    same = False
+            if same:
+                break
+            if _clipped_total(mid, g, b, D, caps) < target:
+                lo = mid
+            else:
+                hi = mid
+    # On (lo, hi) the clipping pattern is fixed: solve the linear equation exactly.
+    probe = lo + 0.5 * (hi - lo) if np.isfinite(hi) else lo + 1.0
+    fixed, over, under, free = 0.0, 0.0, 0.0, False
+    for j in range(m):
+        raw = (probe - b[j]) / D[j]
+        if raw >= caps[j]:
+            fixed += g[j] * caps[j]
+        elif raw > 0:
+            free = True
+            over += g[j] * b[j] / D[j]
+            under += g[j] / D[j]
+    lam = min(max((target - fixed + over) / under, lo), hi) if free else hi
+    for j in range(m):
+        out[j] = min(max((lam - b[j]) / D[j], 0.0), caps[j])
+    return out, OK, reach
 
 
 def solve_lambda(g, b, D, caps, target: float, method: str = "breakpoints", max_iter: int = 200) -> np.ndarray:
     """Weights min{((lambda - b)/D)^+, caps} with sum g * weights = target (16)-(18).
 
     The sum is continuous, non-decreasing and piecewise linear in lambda.  ``breakpoints``
-    (default): the sum is evaluated at its sorted kinks and the bracketing piece is found by
-    binary search (``searchsorted``), then solved exactly.  ``bisection``: lambda is bracketed
-    by doubling and bisected until the clipping pattern is the same at both ends, then that
-    piece is solved exactly.  Both give the same lambda_i; if even the caps cannot reach
-    ``target`` (only possible below sigma_thr) a ``PricerError`` is raised.
+    (default): the sum is evaluated at its sorted kinks and the bracketing piece is the one
+    where it first reaches the target, then solved exactly.  ``bisection``: lambda is
+    bracketed by doubling and bisected until the clipping pattern is the same at both ends,
+    then that piece is solved exactly.  Both give the same lambda_i; if even the caps cannot
+    reach ``target`` (only possible below sigma_thr) a ``PricerError`` is raised.  Compiled
+    (Numba): Algorithm 3 calls it once per row and sweep.
     """
-    if target <= 0:
-        return np.zeros_like(g)
-    reach = np.sum(g * caps)
-    if reach <= target * (1 + 1e-12):
-        if reach < target * (1 - 1e-9):
-            raise PricerError(
-                f"infeasible row: the privacy caps allow sum p_j p_ij alpha_ij <= {reach:.6g} < "
-                f"{target:.6g}; sigma is below sigma_thr"
-            )
-        return caps.astype(float) * (target / reach)
-
-    def total(lam):
-        return np.sum(g * np.clip((np.atleast_1d(lam)[:, None] - b) / D, 0.0, caps), axis=1)
-
-    if method == "breakpoints":
-        tops = b + D * caps
-        kinks = np.unique(np.concatenate([b, tops[np.isfinite(tops)]]))
-        values = total(kinks)
-        k = int(np.searchsorted(values, target))
-        if k < kinks.size:
-            lo, hi = (kinks[k - 1] if k > 0 else kinks[0]), kinks[k]
-        else:  # beyond the last kink only uncapped weights grow
-            lo, hi = kinks[-1], np.inf
-    elif method == "bisection":
-        lo = float(np.min(b))
-        hi = lo + max(1.0, abs(lo))
-        while total(hi)[0] < target:
-            hi = lo + 2.0 * (hi - lo)
-        for _ in range(max_iter):
-            mid = 0.5 * (lo + hi)
-            raw_lo, raw_hi = (lo - b) / D, (hi - b) / D
-            if np.array_equal(raw_lo <= 0, raw_hi <= 0) and np.array_equal(raw_lo >= caps, raw_hi >= caps):
-                break
-            if total(mid)[0] < target:
-                lo = mid
-            else:
-                hi = mid
-    else:
+    if method not in LAMBDA_METHODS:
         raise PricerError(f"method={method!r}: allowed values are 'breakpoints', 'bisection'")
-    # On (lo, hi) the clipping pattern is fixed: solve the linear equation exactly.
-    probe = lo + 0.5 * (hi - lo) if np.isfinite(hi) else lo + 1.0
-    raw = (probe - b) / D
-    high = raw >= caps
-    free = (raw > 0) & ~high
-    fixed = np.sum(g[high] * caps[high])
-    if free.any():
-        lam = (target - fixed + np.sum(g[free] * b[free] / D[free])) / np.sum(g[free] / D[free])
-        lam = min(max(lam, lo), hi)
-    else:
-        lam = hi
-    return np.clip((lam - b) / D, 0.0, caps)
+    arrays = [np.asarray(x, dtype=np.float64) for x in (g, b, D, caps)]
+    weights, status, reach = _solve_lambda_compiled(*arrays, float(target), LAMBDA_METHODS[method], max_iter)
+    if status == INFEASIBLE_ROW:
+        raise PricerError(
+            f"infeasible row: the privacy caps allow sum p_j p_ij alpha_ij <= {reach:.6g} < "
+            f"{target:.6g}; sigma is below sigma_thr"
+        )
+    return weights
+
+
+@numba.njit(cache=True)
+def _row_update_compiled(i, A, p, P, E, caps, fine):
+    """``row_update``, compiled: (row, status)."""
+    n = p.shape[0]
+    row = np.zeros(n)
+    g = p * P[i]
+    cap = caps[i]
+    if p[i] == 1.0 and cap[i] >= 1.0:  # case c), (19)
+        row[i] = 1.0
+        return row, OK
+    target = 1.0
+    zero_cost = g == 1.0  # case b) (and case c) when (19) breaks the self-link cap)
+    if zero_cost.any():
+        infinite = 0
+        for j in range(n):
+            if zero_cost[j] and np.isinf(cap[j]):
+                infinite += 1
+        if infinite:
+            for j in range(n):
+                if zero_cost[j] and np.isinf(cap[j]):
+                    row[j] = 1.0 / infinite
+            return row, OK
+        total = 0.0
+        for j in range(n):
+            if zero_cost[j]:
+                total += cap[j]
+        if total >= 1.0:
+            for j in range(n):
+                if zero_cost[j]:
+                    row[j] = cap[j] / total
+            return row, OK
+        for j in range(n):
+            if zero_cost[j]:
+                row[j] = cap[j]
+        target = 1.0 - total
+    active = np.flatnonzero((g > 0) & (g < 1))  # (17)/(18): p_j p_ij = 0 -> 0
+    if active.shape[0] == 0:
+        return row, UNREACHABLE
+    b, D = _row_terms_compiled(i, A, p, P, E, fine)
+    weights, status, _ = _solve_lambda_compiled(g[active], b[active], D[active], cap[active], target, 0, 200)
+    if status != OK:
+        return row, status
+    for index in range(active.shape[0]):
+        row[active[index]] = weights[index]
+    return row, OK
+
+
+def _raise_for(status: int, i: int) -> None:
+    if status == UNREACHABLE:
+        raise PricerError(f"infeasible: node {i} cannot meet (3) within its privacy caps")
+    if status == INFEASIBLE_ROW:
+        raise PricerError(f"infeasible row {i}: its privacy caps cannot meet (3); sigma is below sigma_thr")
 
 
 def row_update(i: int, A: np.ndarray, network: Network, caps: np.ndarray, fine: bool) -> np.ndarray:
     """Row i's block minimiser: Sec. V-B cases a) (16)-(17), b) (18) and c) (19).
 
     ``fine=False`` minimises the relaxation (13) with (15); ``fine=True`` the fine tuning (11)
-    with (20).  Returns the new row A_i (the Gauss-Seidel update (14)).
+    with (20).  Returns the new row A_i (the Gauss-Seidel update (14)).  Compiled (Numba).
     """
-    p, P = network.p, network.P
-    g = p * P[i]
-    cap = caps[i]
-    row = np.zeros(network.n)
-    if p[i] == 1.0 and cap[i] >= 1.0:  # case c), (19)
-        row[i] = 1.0
-        return row
-    zero_cost = g == 1.0  # case b) (and case c) when (19) breaks the self-link cap)
-    target = 1.0
-    if zero_cost.any():
-        cz = cap[zero_cost]
-        if np.isinf(cz).any():
-            idx = np.flatnonzero(zero_cost)[np.isinf(cz)]
-            row[idx] = 1.0 / idx.size
-            return row
-        S = float(cz.sum())
-        if S >= 1.0:
-            row[zero_cost] = cz / S
-            return row
-        row[zero_cost] = cz
-        target = 1.0 - S
-    active = (g > 0) & (g < 1)  # (17)/(18): p_j p_ij = 0 -> 0
-    if not active.any():
-        raise PricerError(f"infeasible: node {i} cannot meet (3) within its privacy caps")
-    b, D = _row_terms(i, A, network, fine)
-    row[active] = solve_lambda(g[active], b[active], D[active], cap[active], target)
+    row, status = _row_update_compiled(i, np.asarray(A, dtype=np.float64), network.p, network.P, network.E,
+                                       np.asarray(caps, dtype=np.float64), fine)
+    _raise_for(status, i)
     return row
+
+
+@numba.njit(cache=True)
+def _gauss_seidel_compiled(A, p, P, E, caps, fine, sweeps, tol):
+    """``gauss_seidel``, compiled: (A, sweeps done, status, row)."""
+    A = A.copy()
+    n = p.shape[0]
+    for sweep in range(1, sweeps + 1):
+        change = 0.0
+        for i in range(n):
+            new, status = _row_update_compiled(i, A, p, P, E, caps, fine)
+            if status != OK:
+                return A, sweep, status, i
+            for j in range(n):
+                change = max(change, abs(new[j] - A[i, j]))
+                A[i, j] = new[j]
+        if change <= tol * max(1.0, A.max()):
+            return A, sweep, OK, -1
+    return A, sweeps, OK, -1
 
 
 def gauss_seidel(
@@ -129,18 +239,13 @@ def gauss_seidel(
     """Gauss-Seidel over rows (14) on (13) (``fine=False``) or (11) (``fine=True``).
 
     Stops after ``sweeps`` full sweeps over the n rows or once a sweep changes no weight by
-    more than ``tol`` times the largest weight.  Returns (A, sweeps done).
+    more than ``tol`` times the largest weight.  Returns (A, sweeps done).  Compiled (Numba):
+    a figure's joint optimum runs it some ten thousand times.
     """
-    A = A.copy()
-    for sweep in range(1, sweeps + 1):
-        change = 0.0
-        for i in range(network.n):
-            new = row_update(i, A, network, caps, fine)
-            change = max(change, float(np.max(np.abs(new - A[i]))))
-            A[i] = new
-        if change <= tol * max(1.0, float(A.max())):
-            return A, sweep
-    return A, sweeps
+    A, done, status, row = _gauss_seidel_compiled(np.asarray(A, dtype=np.float64), network.p, network.P, network.E,
+                                                  np.asarray(caps, dtype=np.float64), fine, int(sweeps), float(tol))
+    _raise_for(status, row)
+    return A, int(done)
 
 
 @dataclass
