@@ -21,7 +21,7 @@ def on_config(config):
     stale = docpages.stale_pages(ROOT)
     if stale:
         raise PluginError(
-            f"generated page(s) out of date: {', '.join('docs/' + name for name in stale)}; "
+            f"generated page(s) or published numbers out of date: {', '.join(stale)}; "
             "run `python -m colme.docpages` (or `make docs`, which runs it)"
         )
     return config

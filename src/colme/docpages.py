@@ -587,14 +587,14 @@ def build_title(name: str) -> str:
 
 def stale_pages(root: Path, pages: dict[str, str] | None = None) -> list[str]:
     """The generated pages (``pages``, else ``generated_pages(root)``) whose copy under
-    ``<root>/docs`` is missing or differs, and the hand-written files whose published
-    numbers (``colme.prose`` markers) differ from the published files'."""
+    ``<root>/docs`` is missing or differs (paths under docs/), and the hand-written files
+    whose published numbers (``colme.prose`` markers) differ from the published files'
+    (README.md, or a name under docs/)."""
     docs = Path(root) / "docs"
     pages = generated_pages(root) if pages is None else pages
     stale = [name for name, content in pages.items()
              if not (docs / name).is_file() or (docs / name).read_text() != content]
-    return stale + [str(path.relative_to(docs)) if path.parent == docs else path.name
-                    for path in stale_prose(root, prose_files(root, set(pages)))]
+    return stale + [path.name for path in stale_prose(root, prose_files(root, set(pages)))]
 
 
 def write_pages(root: Path) -> list[str]:
