@@ -11,11 +11,13 @@ a fresh batch from each input, and bound
 
     eps >= ln((p_hi - delta) / p_lo)
 
-from below with Clopper-Pearson intervals on both probabilities (each at level
-alpha / 2; ``audit``).  For location families (Laplace and Gaussian noise) a threshold of
-the likelihood ratio's statistic is the optimal event (Neyman-Pearson), so the bound is
-tight up to the sampling error.  A mechanism fails when the lower bound exceeds its
-stated eps: with probability at most alpha for a correct mechanism.
+from below with Clopper-Pearson intervals on both probabilities (two-sided at alpha / 2
+each, so each one-sided end at alpha / 4; ``audit``).  For Gaussian noise and for a single
+Laplace release a threshold of the linear statistic ``Mechanism.release`` draws is the
+optimal event (Neyman-Pearson), so the bound is tight up to the sampling error; for
+compositions of Laplace releases (PM-II) it is not, and the bound is loose.  A mechanism
+fails when the lower bound exceeds its stated eps: with probability at most alpha for a
+correct mechanism.
 
 Each mechanism is built from the calibration and the noise draw the engines run
 (``colme.privacy``, ``ColmeSpec.sigma_dp``/``sigma_w``, ``PanelSpec.profile_noise``,

@@ -128,8 +128,9 @@ class AgentStreams:
     #: How the range was set: ``declared`` or ``quantiles [q, q']``; and the true means'.
     range_origin: str = "data minimum and maximum"
     true_mean: str = "file"
-    #: The class map's path where the classes come from one (``with_class_map``).
+    #: The class map's path and SHA-256 where the classes come from one (``with_class_map``).
     class_map: str | None = None
+    class_map_sha256: str | None = None
     #: The sigma the rules are told: each class's pooled one, or each agent's own
     #: (``Population.agent_sigmas``); a figure's choice.
     sigma: str = "class"
@@ -171,25 +172,26 @@ class AgentStreams:
         return np.where(spread > 0, own, fallback)
 
 
-def _read_table(path: Path) -> pd.DataFrame:
-    """The file's table, every cell as written (strings), so nothing is converted silently."""
+def _read_table(path: Path, what: str = "data file") -> pd.DataFrame:
+    """The file's table, every cell as written (strings), so nothing is converted silently
+    (``what``: the kind of file, for the errors)."""
     if not path.is_file():
-        raise DataFileError(f"data file {str(path)!r} is not a file (relative paths are from the workflow's folder)")
+        raise DataFileError(f"{what} {str(path)!r} is not a file (relative paths are from the workflow's folder)")
     if path.stat().st_size == 0:
-        raise DataFileError(f"data file {path}: the file is empty")
+        raise DataFileError(f"{what} {path}: the file is empty")
     if path.suffix.lower() == ".parquet":
         try:
             table = pd.read_parquet(path)
         except ImportError as error:
-            raise DataFileError(f"data file {path}: reading Parquet needs pyarrow ({error}); "
+            raise DataFileError(f"{what} {path}: reading Parquet needs pyarrow ({error}); "
                                 "pip install pyarrow, or write the file as CSV") from None
         return table.astype(object).where(table.notna(), None).map(lambda x: None if x is None else str(x))
     try:
         return pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[], skipinitialspace=True)
     except pd.errors.EmptyDataError:
-        raise DataFileError(f"data file {path}: the file is empty") from None
+        raise DataFileError(f"{what} {path}: the file is empty") from None
     except pd.errors.ParserError as error:
-        raise DataFileError(f"data file {path}: not a CSV table: {error}") from None
+        raise DataFileError(f"{what} {path}: not a CSV table: {error}") from None
 
 
 def _rows(mask: np.ndarray, limit: int = 5) -> str:
@@ -370,19 +372,30 @@ def _bounded(values: np.ndarray, data_range: DataRange, path: Path, column: str)
     return np.clip(values, low, high), low, high, int(outside.sum())
 
 
-def _class_codes(labels: np.ndarray, path: Path, column: str) -> tuple[np.ndarray, tuple[str, ...]]:
+#: The most classes a world has (the kernels hold a class in an int8; the schema's means).
+MAX_CLASSES = 127
+
+
+def _class_codes(labels: np.ndarray, path: Path, column: str,
+                 what: str = "data file") -> tuple[np.ndarray, tuple[str, ...]]:
     """Class codes 0..K-1 of the agents' labels: integer labels are the codes themselves
-    (0..K-1, each with an agent), other labels are coded in sorted order."""
+    (0..K-1, each with an agent), other labels are coded in sorted order; at most
+    ``MAX_CLASSES`` classes."""
     labels = np.array([str(label) for label in labels])
     if all(re.fullmatch(r"\d+", label) for label in labels):
         codes = labels.astype(np.int64)
         missing = sorted(set(range(int(codes.max()) + 1)) - set(codes.tolist()))
         if missing:
-            raise DataFileError(f"data file {path}, column {column!r}: classes {missing} have no agent (integer "
+            raise DataFileError(f"{what} {path}, column {column!r}: classes {missing} have no agent (integer "
                                 f"classes are 0 .. {int(codes.max())}, each with an agent)")
-        return codes, tuple(str(c) for c in range(int(codes.max()) + 1))
-    names = tuple(sorted(set(labels.tolist())))
-    return np.searchsorted(np.array(names), labels).astype(np.int64), names
+        names = tuple(str(c) for c in range(int(codes.max()) + 1))
+    else:
+        names = tuple(sorted(set(labels.tolist())))
+        codes = np.searchsorted(np.array(names), labels).astype(np.int64)
+    if len(names) > MAX_CLASSES:
+        raise DataFileError(f"{what} {path}, column {column!r}: {len(names)} classes; a world has at most "
+                            f"{MAX_CLASSES}")
+    return codes, names
 
 
 #: A class map's columns (``read_class_map``), renamed by its ``columns`` mapping.
@@ -412,7 +425,7 @@ def read_class_map(path: str | Path, columns: dict | None = None) -> ClassMap:
     on several rows, and integer classes 0..K-1 with one missing."""
     path = Path(path)
     names = CLASS_MAP_COLUMNS | (columns or {})
-    table = _read_table(path)
+    table = _read_table(path, "class map")
     if table.empty:
         raise DataFileError(f"class map {path}: the file has a header but no rows")
     required = [names["agent"], names["class"]]
@@ -431,7 +444,8 @@ def read_class_map(path: str | Path, columns: dict | None = None) -> ClassMap:
                             f"has several rows ({_rows(duplicate)}); a class map has one row per agent")
     order = agent_order(cells["agent"])
     row_of = {name: row for row, name in enumerate(cells["agent"])}
-    codes, class_names = _class_codes(cells["class"][[row_of[name] for name in order]], path, names["class"])
+    codes, class_names = _class_codes(cells["class"][[row_of[name] for name in order]], path, names["class"],
+                                      "class map")
     return ClassMap(str(path), file_sha256(path), tuple(order), codes, class_names)
 
 
@@ -487,7 +501,7 @@ def with_class_map(streams: AgentStreams, class_map: ClassMap, class_column: str
     row_of = {name: row for row, name in enumerate(class_map.names)}
     rows = [row_of[name] for name in streams.names]
     return replace(streams, classes=class_map.classes[rows], class_names=class_map.class_names,
-                   class_map=class_map.path)
+                   class_map=class_map.path, class_map_sha256=class_map.sha256)
 
 
 def file_classes(streams: AgentStreams) -> np.ndarray:
@@ -635,7 +649,7 @@ def file_record(streams: AgentStreams) -> dict:
     return {
         "path": streams.path, "sha256": streams.sha256, "agents": streams.n_agents, "samples": streams.n_samples,
         "classes": list(streams.class_names) if streams.classes is not None else None,
-        "class_map": streams.class_map,
+        "class_map": {"path": streams.class_map, "sha256": streams.class_map_sha256} if streams.class_map else None,
         "range": [streams.low, streams.high], "range_origin": streams.range_origin,
         "clipped_samples": streams.clipped, "clipped_share": clipped_share(streams),
         "replay": streams.replay, "true_mean": streams.true_mean, "sigma": streams.sigma,
@@ -646,7 +660,7 @@ def file_choices(streams: AgentStreams) -> tuple[str, ...]:
     """What a file world chooses where a paper is silent, for the figure's choices."""
     source = f"the class map {streams.class_map}" if streams.class_map else "its class column"
     told = ("each agent's own standard deviation about its true mean, over its file (its class's pooled one where "
-            "its samples do not vary)" if streams.sigma == "agent"
+            "its samples do not vary), treated as public: no privacy noise covers it" if streams.sigma == "agent"
             else "each class's pooled standard deviation about its agents' true means")
     share = clipped_share(streams)
     classes = (f"{len(streams.class_names)} classes from {source}" if streams.classes is not None

@@ -555,8 +555,11 @@ def privacy_audit_page(figures: dict[str, dict]) -> str:
         "",
         "Each private figure of `config.yaml` and `experiments/*.yaml`, per curve (and privacy level",
         "or class): the eps and delta of one sample over the whole horizon, after composition over",
-        "every release it enters, as its provenance records them (`sample_privacy`). Curves at",
-        "eps = inf are left out.",
+        "every release it enters, as its provenance records them (`sample_privacy`). Private-ColME's",
+        "are per querying agent: each agent's queries get their own p-sums and noise, so releases",
+        "to different agents compose.  A data file's range and, with `sigma: agent`, each agent's",
+        "sigma told to the rules are treated as public, outside these eps.  Curves at eps = inf are",
+        "left out.",
         "",
         "| figure | curves | eps | delta | releases of one sample |",
         "|---|---|---|---|---|",
@@ -590,11 +593,14 @@ def stale_pages(root: Path, pages: dict[str, str] | None = None) -> list[str]:
     ``<root>/docs`` is missing or differs (paths under docs/), and the hand-written files
     whose published numbers (``colme.prose`` markers) differ from the published files'
     (README.md, or a name under docs/)."""
-    docs = Path(root) / "docs"
     pages = generated_pages(root) if pages is None else pages
-    stale = [name for name, content in pages.items()
-             if not (docs / name).is_file() or (docs / name).read_text() != content]
-    return stale + [path.name for path in stale_prose(root, prose_files(root, set(pages)))]
+    return _stale_generated(root, pages) + [path.name for path in stale_prose(root, prose_files(root, set(pages)))]
+
+
+def _stale_generated(root: Path, pages: dict[str, str]) -> list[str]:
+    docs = Path(root) / "docs"
+    return [name for name, content in pages.items()
+            if not (docs / name).is_file() or (docs / name).read_text() != content]
 
 
 def write_pages(root: Path) -> list[str]:
@@ -602,8 +608,7 @@ def write_pages(root: Path) -> list[str]:
     numbers of the hand-written files (README.md, docs/*.md); their names."""
     docs = Path(root) / "docs"
     pages = generated_pages(root)
-    stale = [name for name, content in pages.items()
-             if not (docs / name).is_file() or (docs / name).read_text() != content]
+    stale = _stale_generated(root, pages)
     for name in stale:
         (docs / name).parent.mkdir(parents=True, exist_ok=True)
         (docs / name).write_text(pages[name])

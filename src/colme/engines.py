@@ -110,7 +110,7 @@ def population_record(population: Population) -> dict:
             "data": file_record(population.streams),
         }
     if population.uniform_law and population.probabilities is None and population.sizes is None \
-            and population.jitter == 0:
+            and population.jitter == 0 and population.class_map is None:
         return {"means": list(population.means), "sigma": population.sigma, "half_width_L": population.half_width}
     return {
         "means": list(population.means),
@@ -123,6 +123,8 @@ def population_record(population: Population) -> dict:
         "probabilities": None if population.probabilities is None else list(population.probabilities),
         "sizes": None if population.sizes is None else list(population.sizes),
         "jitter": population.jitter,
+        **({"class_map": {"path": population.class_map.path, "sha256": population.class_map.sha256}}
+           if population.class_map is not None else {}),
     }
 
 
@@ -504,8 +506,9 @@ class SimulatedEngine(World, Algorithm, PanelDrawn, Engine):
             "population": population_record(spec.population),
             **extras,
         }
-        if self.sample_privacy(spec):
-            extras["sample_privacy"] = self.sample_privacy(spec)
+        sample_privacy = self.sample_privacy(spec)
+        if sample_privacy:
+            extras["sample_privacy"] = sample_privacy
         seconds = sum(float(s["seconds"]) for s in sims)
         runs = sum(len(s["runs"]) for s in sims)
         provenance = {"runs": runs, "compute_seconds": seconds, **extras}

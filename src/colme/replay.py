@@ -25,13 +25,12 @@ _PASS = np.uint64(0xA0761D6478BD642F)
 @numba.njit(cache=True, inline="always")
 def shuffle_pass(order, first, n, pass_key):
     """A uniformly random order of 0..n-1 into ``order[first:first + n]``: the
-    inside-out Fisher-Yates shuffle (Durstenfeld's algorithm in Knuth, TAOCP vol. 2,
-    Algorithm 3.4.2 P), its i-th swap partner the i-th draw of the counter stream keyed by
-    ``pass_key``: the order is a function of the key only, whatever ``order`` held."""
+    inside-out variant of the Fisher-Yates shuffle (Durstenfeld, CACM 7(7), 1964, run
+    forwards, each new item placed at a uniform position of the prefix), its i-th partner
+    the i-th draw of the counter stream keyed by ``pass_key``: the order is a function of
+    the key only, whatever ``order`` held (uniform draws are below 1, so j <= i)."""
     for i in range(n):
         j = np.int64(_mix_uniform(pass_key + np.uint64(i + 1) * _GOLDEN) * (i + 1))
-        if j > i:  # a uniform of 1 - 2^-53 rounds up for i >= 2^53 only; kept for safety
-            j = i
         order[first + i] = order[first + j]
         order[first + j] = i
 

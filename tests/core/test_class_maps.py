@@ -30,7 +30,8 @@ def test_a_class_map_is_read_in_the_agents_order(tmp_path):
 
 @pytest.mark.parametrize(("text", "message"), [
     ("agent,class\n", r"class map .*: the file has a header but no rows"),
-    ("", r"data file .*: the file is empty"),
+    ("", r"class map .*: the file is empty"),
+    ("agent,class\n" + "".join(f"a{i},c{i:03d}\n" for i in range(128)), r"128 classes; a world has at most 127"),
     ("agent,group\na,0\n", r"class map .*: missing column\(s\) \['class'\]; a class map has exactly the columns"),
     ("agent,class,extra\na,0,1\n", r"class map .*: unexpected column\(s\) \['extra'\]"),
     ("agent,class\na,0\nb,\n", r"class map .*, column 'class': row 2 \(1 in all\) empty"),
@@ -64,6 +65,10 @@ def test_a_law_world_has_its_class_maps_classes_in_every_run(tmp_path):
         engine = ENGINES[resolved[name]["engine"]]
         drawn[name] = engine.instances(stage_params(resolved[name], "instances", 0, 3), "c", 0, 3)
         assert any("from the class map" in line for line in engine.figure_interpretations(resolved[name]))
+    from colme.engines import population, population_record
+
+    recorded = population_record(population(resolved["c"]))["class_map"]
+    assert recorded["path"].endswith("classes.csv") and len(recorded["sha256"]) == 64
     for key in ("classes", "edges"):
         np.testing.assert_array_equal(drawn["c"][key], drawn["s"][key])
     in_order = [int(name[1:]) % 3 for name in sorted(f"n{a}" for a in range(12))]  # names sort as strings

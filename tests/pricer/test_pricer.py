@@ -536,3 +536,20 @@ def test_shipped_pricer_variants():
     for needle in ("eps_self: .inf", "pricer_fig3_no_self_privacy", "pricer_fig3_authors_code",
                    "rajarshisaha95/private-collaborative-relaying", "authors_code", "d = 128"):
         assert needle in text
+
+
+def test_algorithm3s_infeasible_cases_are_refused_with_their_numbers():
+    """The compiled row step's error paths: caps that cannot reach the target (with the
+    reach and the target), an unknown lambda method, and a row whose node reaches nobody."""
+    g, b, D = np.array([0.5, 0.5]), np.zeros(2), np.ones(2)
+    with pytest.raises(pr.PricerError, match=r"caps allow sum p_j p_ij alpha_ij <= 0\.3 < 1; sigma is below"):
+        pr.solve_lambda(g, b, D, np.array([0.2, 0.4]), 1.0)
+    with pytest.raises(pr.PricerError, match=r"method='newton': allowed values are 'breakpoints', 'bisection'"):
+        pr.solve_lambda(g, b, D, np.array([2.0, 2.0]), 1.0, "newton")
+    net = pr.make_network([0.5, 0.5], [[1.0, 0.5], [0.5, 1.0]])
+    caps = np.full((2, 2), 0.1)  # sum p_j p_0j caps = 0.5 * 0.1 + 0.25 * 0.1 = 0.075 < 1
+    with pytest.raises(pr.PricerError, match=r"infeasible row 0: the privacy caps allow .* <= 0\.075 < 1"):
+        pr.gauss_seidel(pr.initial_weights(net), net, caps, fine=False, sweeps=5, tol=1e-12)
+    lonely = pr.make_network([0.0, 0.5], [[1.0, 0.0], [0.0, 1.0]])
+    with pytest.raises(pr.PricerError, match=r"infeasible: node 0 cannot meet \(3\)"):
+        pr.row_update(0, pr.initial_weights(lonely), lonely, np.full((2, 2), np.inf), fine=False)

@@ -43,6 +43,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar
 
 import numba
@@ -206,7 +207,7 @@ def horizon_problems(spec, degree: float) -> list[tuple[str, str]]:
         key = (rule, spec.t_max, float(degree), spec.n_agents, *(a.tobytes() for a in arrays))
         if key in _HORIZON_CHECKED:
             continue
-        compiled = numba.njit(rule.code)
+        compiled = _compiled(rule)
         label = f"{rule.file}:{rule.function}"
         try:
             t, i, value = _first_bad(compiled, spec.t_max, *arrays, float(degree), spec.n_agents, tuple(rule.values))
@@ -224,12 +225,19 @@ def horizon_problems(spec, degree: float) -> list[tuple[str, str]]:
     return found
 
 
+@lru_cache(maxsize=32)
+def _compiled(rule: DecisionRule):
+    """A rule's function compiled once per process (each run of a job re-checks it)."""
+    return numba.njit(rule.code)
+
+
 def _first_raising(compiled, t_max, arrays, degree, n_agents, values, error):
-    """(t, pair, "Type: message") of the first call that raises (``check_horizon``)."""
+    """(t, pair, "Type: message") of the first call that raises (``check_horizon``); where
+    no single call raises again, the error with "an unknown step" (t = 0)."""
     for t in range(1, t_max + 1):
         for i in range(len(arrays[0])):
             try:
                 compiled(t, *(a[i] for a in arrays[:5]), theta_schedule(t, arrays[5][i]), degree, n_agents, *values)
             except Exception as found:
                 return t, i, f"{type(found).__name__}: {found}"
-    return 1, 0, f"{type(error).__name__}: {error}"
+    return 0, 0, f"{type(error).__name__}: {error} (at a step no single call repeats)"

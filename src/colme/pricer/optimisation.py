@@ -150,14 +150,15 @@ def solve_lambda(g, b, D, caps, target: float, method: str = "breakpoints", max_
 
 @numba.njit(cache=True)
 def _row_update_compiled(i, A, p, P, E, caps, fine):
-    """``row_update``, compiled: (row, status)."""
+    """``row_update``, compiled: (row, status, the caps' reach, the target) (the last two
+    for an infeasible row's error)."""
     n = p.shape[0]
     row = np.zeros(n)
     g = p * P[i]
     cap = caps[i]
     if p[i] == 1.0 and cap[i] >= 1.0:  # case c), (19)
         row[i] = 1.0
-        return row, OK
+        return row, OK, 0.0, 0.0
     target = 1.0
     zero_cost = g == 1.0  # case b) (and case c) when (19) breaks the self-link cap)
     if zero_cost.any():
@@ -169,7 +170,7 @@ def _row_update_compiled(i, A, p, P, E, caps, fine):
             for j in range(n):
                 if zero_cost[j] and np.isinf(cap[j]):
                     row[j] = 1.0 / infinite
-            return row, OK
+            return row, OK, 0.0, 0.0
         total = 0.0
         for j in range(n):
             if zero_cost[j]:
@@ -178,28 +179,31 @@ def _row_update_compiled(i, A, p, P, E, caps, fine):
             for j in range(n):
                 if zero_cost[j]:
                     row[j] = cap[j] / total
-            return row, OK
+            return row, OK, 0.0, 0.0
         for j in range(n):
             if zero_cost[j]:
                 row[j] = cap[j]
         target = 1.0 - total
     active = np.flatnonzero((g > 0) & (g < 1))  # (17)/(18): p_j p_ij = 0 -> 0
     if active.shape[0] == 0:
-        return row, UNREACHABLE
+        return row, UNREACHABLE, 0.0, target
     b, D = _row_terms_compiled(i, A, p, P, E, fine)
-    weights, status, _ = _solve_lambda_compiled(g[active], b[active], D[active], cap[active], target, 0, 200)
+    weights, status, reach = _solve_lambda_compiled(g[active], b[active], D[active], cap[active], target, 0, 200)
     if status != OK:
-        return row, status
+        return row, status, reach, target
     for index in range(active.shape[0]):
         row[active[index]] = weights[index]
-    return row, OK
+    return row, OK, reach, target
 
 
-def _raise_for(status: int, i: int) -> None:
+def _raise_for(status: int, i: int, reach: float, target: float) -> None:
     if status == UNREACHABLE:
         raise PricerError(f"infeasible: node {i} cannot meet (3) within its privacy caps")
     if status == INFEASIBLE_ROW:
-        raise PricerError(f"infeasible row {i}: its privacy caps cannot meet (3); sigma is below sigma_thr")
+        raise PricerError(
+            f"infeasible row {i}: the privacy caps allow sum p_j p_ij alpha_ij <= {reach:.6g} < {target:.6g}; "
+            "sigma is below sigma_thr"
+        )
 
 
 def row_update(i: int, A: np.ndarray, network: Network, caps: np.ndarray, fine: bool) -> np.ndarray:
@@ -208,29 +212,30 @@ def row_update(i: int, A: np.ndarray, network: Network, caps: np.ndarray, fine: 
     ``fine=False`` minimises the relaxation (13) with (15); ``fine=True`` the fine tuning (11)
     with (20).  Returns the new row A_i (the Gauss-Seidel update (14)).  Compiled (Numba).
     """
-    row, status = _row_update_compiled(i, np.asarray(A, dtype=np.float64), network.p, network.P, network.E,
-                                       np.asarray(caps, dtype=np.float64), fine)
-    _raise_for(status, i)
+    row, status, reach, target = _row_update_compiled(i, np.asarray(A, dtype=np.float64), network.p, network.P,
+                                                      network.E, np.asarray(caps, dtype=np.float64), fine)
+    _raise_for(status, i, reach, target)
     return row
 
 
 @numba.njit(cache=True)
 def _gauss_seidel_compiled(A, p, P, E, caps, fine, sweeps, tol):
-    """``gauss_seidel``, compiled: (A, sweeps done, status, row)."""
+    """``gauss_seidel``, compiled: (A, sweeps done, status, row, reach, target) (the last
+    three for an infeasible row's error)."""
     A = A.copy()
     n = p.shape[0]
     for sweep in range(1, sweeps + 1):
         change = 0.0
         for i in range(n):
-            new, status = _row_update_compiled(i, A, p, P, E, caps, fine)
+            new, status, reach, target = _row_update_compiled(i, A, p, P, E, caps, fine)
             if status != OK:
-                return A, sweep, status, i
+                return A, sweep, status, i, reach, target
             for j in range(n):
                 change = max(change, abs(new[j] - A[i, j]))
                 A[i, j] = new[j]
         if change <= tol * max(1.0, A.max()):
-            return A, sweep, OK, -1
-    return A, sweeps, OK, -1
+            return A, sweep, OK, -1, 0.0, 0.0
+    return A, sweeps, OK, -1, 0.0, 0.0
 
 
 def gauss_seidel(
@@ -242,9 +247,10 @@ def gauss_seidel(
     more than ``tol`` times the largest weight.  Returns (A, sweeps done).  Compiled (Numba):
     a figure's joint optimum runs it some ten thousand times.
     """
-    A, done, status, row = _gauss_seidel_compiled(np.asarray(A, dtype=np.float64), network.p, network.P, network.E,
-                                                  np.asarray(caps, dtype=np.float64), fine, int(sweeps), float(tol))
-    _raise_for(status, row)
+    A, done, status, row, reach, target = _gauss_seidel_compiled(
+        np.asarray(A, dtype=np.float64), network.p, network.P, network.E, np.asarray(caps, dtype=np.float64), fine,
+        int(sweeps), float(tol))
+    _raise_for(status, row, reach, target)
     return A, int(done)
 
 

@@ -171,7 +171,8 @@ class PrivateColmeEngine(SimulatedEngine):
                 found.append({"curve": curve.name, "eps": row["sample_eps"], "delta": row["sample_delta"],
                               **({"class": row["class"]} if "class" in row else {}),
                               "releases": f"{row['psums_per_sample']} p-sum(s) per querying agent"
-                                          + (" and a partial variance" if curve.variance == "schvar1" else "")})
+                                          + (" and a partial variance" if curve.variance == "schvar1" else "")
+                                          + " (releases to different agents compose)"})
         return found
 
     def details(self, settings: dict) -> str:
