@@ -28,11 +28,12 @@ RUNS_LINE = re.compile(r"^\d+ runs in ([0-9.]+) s$")
 
 def benchmark_jobs(results: Path) -> pd.DataFrame:
     """One row per job with a benchmark file: stage, figure, job (its chunk or ""), wall
-    seconds ``s`` and ``cpu_time``."""
+    seconds ``s`` and ``cpu_time``; a build-wide job (``benchmarks/claims.tsv``) is its own
+    stage and figure."""
     rows = []
     for path in sorted((results / "benchmarks").rglob("*.tsv")):
         parts = path.relative_to(results / "benchmarks").with_suffix("").parts
-        stage, figure, job = parts[0], parts[1], "/".join(parts[2:])
+        stage, figure, job = parts[0], (parts[1] if len(parts) > 1 else parts[0]), "/".join(parts[2:])
         last = pd.read_csv(path, sep="\t").iloc[-1]
         rows.append({"stage": stage, "figure": figure, "job": job, "s": float(last["s"]),
                      "cpu_time": float(last["cpu_time"])})
