@@ -3,19 +3,28 @@ named value read from the published builds' files, written between markers
 
     <!--n:paper.wall_minutes-->79<!--/n-->
 
+or one cell of a published table or claims file, queried where it stands (``query``)
+
+    <!--q:default/tables/baselines.csv curve="oracle eps=1" t=30000 mse/curve=Local %.2f-->0.38<!--/q-->
+
 and rewritten by ``python -m colme.docpages`` (``refresh``); a test fails when a marker's
 text differs from its value (``stale_prose``) or when a number of the kinds a build
-produces (times, job and claim counts, verdict counts, rates, CPU names) stands outside a
-marker (``unmarked_numbers``).  A number that no build produces (a paper's value, a date,
-a setting) is typed as it is; one of those kinds that is not a build's (a history note)
-carries ``<!--typed: why-->`` on its line.  showyourwork's variables are the model.
+produces (times, job and claim counts, verdict counts, rates, estimates with their error,
+z values, CPU names) stands outside a marker (``unmarked_numbers``).  A number that no
+build produces (a paper's value, a date, a setting) is typed as it is; one of those kinds
+that is not a build's (a history note) carries ``<!--typed: why-->`` on its line.  A
+benchmark's or a validation run's measurements, which no build produces, stand in a record
+that names the script that measured them, the CPU and its vector ISA (``RECORD``,
+``record_problems``).  showyourwork's variables are the model.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
+import shlex
 from pathlib import Path
 
 import pandas as pd
@@ -23,15 +32,28 @@ import pandas as pd
 #: A marker and the text it holds.
 MARKER = re.compile(r"<!--n:([A-Za-z0-9_.]+)-->(.*?)<!--/n-->", re.S)
 
+#: A query of one published cell (``query``), and the text it holds.
+QUERY = re.compile(r"<!--q:(.*?)-->(.*?)<!--/q-->", re.S)
+
+#: A measurement record: ``<!--record: script; CPU (ISA); date-->`` ... ``<!--/record-->``.
+RECORD = re.compile(r"<!--record:(.*?)-->(.*?)<!--/record-->", re.S)
+
+#: A CPU as a record names it, and vector ISAs.
+CPU_NAME = r"EPYC|Xeon|Zen \d|Ryzen|Core i\d|Apple M\d|Graviton|Neoverse"
+VECTOR_ISA = re.compile(r"AVX-512|AVX2|AVX|SSE4|NEON|SVE")
+
 #: Numbers of the kinds a build produces, as they appear in prose: durations, job and claim
-#: counts, verdict counts and triples, measured rates (mantissa with decimals), CPU names.
+#: counts, verdict counts and triples, measured rates (mantissa with decimals), estimates
+#: with their error (``1.078 +- 0.054``), z values, CPU names.
 BUILD_NUMBER = re.compile(
     r"(?<![\w.])(?<!Fig\. )(?<!Theorem )(?<!Corollary )(?<!Lemma )\d+(?:\.\d+)?\s?"
     r"(?:s|min|minutes|seconds|h|hours|jobs|claims)\b"
     r"|(?<![\w.])\d\.\d+e[+-]?\d+"
+    r"|(?<![\w.])[-+]?\d*\.?\d+(?:e[+-]?\d+)?%?x? ?(?:\+-|±) ?\d*\.?\d+"
+    r"|\bz (?:=|>=|<=) ?[-+]?\d+\.\d+"
     r"|\b\d+ (?:reproduced|not reproduced|inconclusive)\b"
     r"|\b\d+ / \d+ / \d+\b"
-    r"|EPYC|Xeon|Zen \d|Ryzen|Core i\d"
+    rf"|{CPU_NAME}"
 )
 
 #: The published builds whose numbers prose may name (folders under docs/).
@@ -182,9 +204,96 @@ def theorem1_values(prefix: str, table: pd.DataFrame) -> dict[str, str]:
     return values
 
 
-def refresh(text: str, values: dict[str, str], where: str = "") -> str:
-    """``text`` with every marker's content set to its value; a marker naming no value is
-    an error (naming ``where`` and the name)."""
+@functools.lru_cache(maxsize=64)
+def _published_table(path: Path) -> pd.DataFrame:
+    return pd.read_csv(path)
+
+
+def _matching_rows(table: pd.DataFrame, filters: dict[str, str], spec: str) -> pd.Series:
+    rows = pd.Series(True, index=table.index)
+    for key, wanted in filters.items():
+        name, prefix = (key[:-1], True) if key.endswith("^") else (key, False)
+        if name not in table.columns:
+            raise KeyError(f"query {spec!r}: no column {name!r} (columns: {', '.join(table.columns)})")
+        column = table[name]
+        if prefix:
+            rows &= column.astype(str).str.startswith(wanted)
+        elif pd.api.types.is_numeric_dtype(column):
+            rows &= column == float(wanted)
+        else:
+            rows &= column.astype(str) == wanted
+    return rows
+
+
+def _matching_row(table: pd.DataFrame, filters: dict[str, str], spec: str) -> pd.Series:
+    rows = _matching_rows(table, filters, spec)
+    if rows.sum() != 1:
+        raise KeyError(f"query {spec!r}: {int(rows.sum())} rows match {filters}, not one")
+    return table[rows].iloc[0]
+
+
+def with_error(value: float, error: float) -> str:
+    """``value +- error`` as a measurement is written: the error to one significant digit
+    (two when it starts with 1), the value to the same decimal place."""
+    if not (math.isfinite(error) and error > 0):
+        return f"{value:.3g} +- 0"
+    digits = 2 if f"{error:.1e}".startswith("1") else 1
+    place = math.floor(math.log10(error)) - (digits - 1)
+    decimals = max(0, -place)
+    return f"{round(value, -place):.{decimals}f} +- {round(error, -place):.{decimals}f}"
+
+
+#: A query's column: ``mse``, ``mse+-2*se`` (the value with k times its error column),
+#: ``measured~<regex>`` (the regex's first group in a text column).
+_COLUMN = re.compile(r"(?P<column>\w+)(?:\+-(?:(?P<k>[\d.]+)\*)?(?P<error>\w+)|~(?P<pattern>.+))?$")
+
+
+def query(docs: Path, spec: str) -> str:
+    """One published cell as prose shows it.  ``spec`` is ``<file> <key>=<value>...
+    <column>[/<key>=<value>] [<format>]``: ``<file>`` under ``docs`` (a build's table or
+    claims file), the filters that select exactly one row (``key^=prefix`` matches a
+    prefix), the column to read (``mse``; ``mse+-2*se`` for the value with twice its error,
+    ``with_error``; ``measured~<regex>`` for the regex's first group; ``count`` for the
+    number of rows the filters select), and optionally a ``/key=value`` that divides by the
+    row differing only in that key (an MSE over Local's) and a %-format (``%.3g`` unless
+    given, ``%rate`` for a rate as prose writes it, 6.5e6; strings as they are)."""
+    path, *tokens = shlex.split(spec)
+    fmt = tokens.pop() if tokens and tokens[-1].startswith("%") else "%.3g"
+    fields = [token for token in tokens if "~" in token or "=" not in token.split("/", 1)[0]]
+    if len(fields) != 1:
+        raise KeyError(f"query {spec!r}: name one column to read, after the filters (got {fields})")
+    reading, _, divisor = fields[0].partition("/") if "~" not in fields[0] else (fields[0], "", "")
+    filters = dict(token.split("=", 1) for token in tokens if token != fields[0])
+    table = _published_table(Path(docs) / path)
+    if reading == "count":
+        return str(int(_matching_rows(table, filters, spec).sum()))
+    row = _matching_row(table, filters, spec)
+    parts = _COLUMN.match(reading)
+    names = [parts["column"], parts["error"]] if parts else [reading]
+    missing = [name for name in names if name and name not in table.columns]
+    if not parts or missing:
+        raise KeyError(f"query {spec!r}: no column {(missing or [reading])[0]!r} (columns: {', '.join(table.columns)})")
+    value = row[parts["column"]]
+    if parts["pattern"]:
+        found = re.search(parts["pattern"], str(value))
+        if not found:
+            raise KeyError(f"query {spec!r}: {parts['pattern']!r} is not in {value!r}")
+        return found.group(1)
+    scale = 1.0
+    if divisor:
+        key, wanted = divisor.split("=", 1)
+        scale = _matching_row(table, filters | {key: wanted}, spec)[parts["column"]]
+    if parts["error"]:
+        return with_error(value / scale, float(parts["k"] or 1) * row[parts["error"]] / scale)
+    if isinstance(value, str):
+        return value
+    return _rate(value / scale) if fmt == "%rate" else fmt % (value / scale)
+
+
+def refresh(text: str, values: dict[str, str], where: str = "", docs: Path | None = None) -> str:
+    """``text`` with every marker's content set to its value, and every query's to its
+    published cell (read under ``docs``); a marker naming no value, or a query that selects
+    no single row, is an error (naming ``where`` and the name)."""
 
     def value(match: re.Match) -> str:
         name = match.group(1)
@@ -192,7 +301,32 @@ def refresh(text: str, values: dict[str, str], where: str = "") -> str:
             raise KeyError(f"{where}: no published value {name!r} (known: {', '.join(sorted(values))})")
         return f"<!--n:{name}-->{values[name]}<!--/n-->"
 
-    return MARKER.sub(value, text)
+    def cell(match: re.Match) -> str:
+        if docs is None:
+            raise KeyError(f"{where}: a query needs the published files' folder")
+        try:
+            return f"<!--q:{match.group(1)}-->{query(docs, match.group(1))}<!--/q-->"
+        except (KeyError, FileNotFoundError) as error:
+            raise KeyError(f"{where}: {error}") from error
+
+    return QUERY.sub(cell, MARKER.sub(value, text))
+
+
+def record_problems(text: str, root: Path) -> list[str]:
+    """What each measurement record lacks: the script that measured it (a path that exists
+    under ``root``), the CPU and its vector ISA; and records left open."""
+    problems = []
+    for match in RECORD.finditer(text):
+        header = match.group(1)
+        line = text.count("\n", 0, match.start()) + 1
+        scripts = re.findall(r"[\w./-]+\.py", header)
+        if not scripts or not all((Path(root) / script).is_file() for script in scripts):
+            problems.append(f"line {line}: a record names the script that measured it (got {header.strip()!r})")
+        if not re.search(CPU_NAME, header) or not VECTOR_ISA.search(header):
+            problems.append(f"line {line}: a record names its CPU and vector ISA (got {header.strip()!r})")
+    if text.count("<!--record:") != text.count("<!--/record-->"):
+        problems.append("a record is not closed with <!--/record-->")
+    return problems
 
 
 def prose_files(root: Path, generated: set[str]) -> list[Path]:
@@ -208,17 +342,19 @@ def stale_prose(root: Path, files: list[Path], values: dict[str, str] | None = N
     stale = {}
     for path in files:
         text = path.read_text()
-        fresh = refresh(text, values, str(path))
+        fresh = refresh(text, values, str(path), Path(root) / "docs")
         if fresh != text:
             stale[path] = fresh
     return stale
 
 
 def unmarked_numbers(text: str) -> list[tuple[int, str]]:
-    """(line, number) of each build-kind number (``BUILD_NUMBER``) outside markers, code
-    blocks, inline code and links' targets, on lines without a ``<!--typed: ...-->`` note."""
+    """(line, number) of each build-kind number (``BUILD_NUMBER``) outside markers,
+    queries, records, code blocks, inline code and links' targets, on lines without a
+    ``<!--typed: ...-->`` note."""
     text = re.sub(r"```.*?```", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
-    text = MARKER.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    for pattern in (RECORD, MARKER, QUERY):
+        text = pattern.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     found = []
     for number, line in enumerate(text.splitlines(), 1):
         if "<!--typed:" in line:

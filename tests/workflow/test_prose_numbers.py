@@ -4,25 +4,26 @@ published value, and no number of the kinds a build produces is typed by hand ou
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from colme import docpages
-from colme.prose import prose_files, published_values, refresh, stale_prose, unmarked_numbers
+from colme.prose import (
+    prose_files,
+    published_values,
+    query,
+    record_problems,
+    refresh,
+    stale_prose,
+    unmarked_numbers,
+    with_error,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
-
-#: Pages that are records of benchmark and validation runs (each paragraph names its CPU
-#: and command), not of a published build: not converted to markers yet.
-MEASUREMENT_RECORDS = {"kernel.md", "performance.md", "validation.md", "baselines.md", "cluster.md"}
 
 
 def hand_written() -> list[Path]:
     return prose_files(ROOT, set(docpages.TOP_PAGES))
-
-
-def converted() -> list[Path]:
-    """The hand-written pages whose build numbers must be markers (all but the records)."""
-    return [path for path in hand_written() if path.name not in MEASUREMENT_RECORDS]
 
 
 def test_the_top_pages_are_the_generated_ones():
@@ -34,20 +35,62 @@ def test_every_marker_holds_its_published_value():
     assert not stale, f"run `python -m colme.docpages`: {sorted(str(p) for p in stale)}"
 
 
-def test_the_unconverted_records_are_the_known_ones():
-    """The exempt pages exist and still hold typed numbers (a record converted, or a new
-    page, must leave or stay out of MEASUREMENT_RECORDS: this fails until it does)."""
-    records = {path.name: path for path in hand_written() if path.name in MEASUREMENT_RECORDS}
-    assert set(records) == MEASUREMENT_RECORDS
-    assert all(unmarked_numbers(path.read_text()) for path in records.values())
-
-
-@pytest.mark.parametrize("path", converted(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", hand_written(), ids=lambda p: p.name)
 def test_no_build_number_is_typed_by_hand(path):
-    """A time, a job or claim count, verdict counts, a measured rate or a CPU name in prose
-    comes from a marker (or carries a ``<!--typed: why-->`` note: history, a setting)."""
+    """A time, a job or claim count, verdict counts, a measured rate, an estimate with its
+    error, a z or a CPU name in prose comes from a marker or a query, stands in a record of
+    the benchmark that measured it, or carries a ``<!--typed: why-->`` note (history, a
+    setting)."""
     found = unmarked_numbers(path.read_text())
     assert not found, f"{path.name}: typed build numbers (line, text): {found[:10]}"
+
+
+@pytest.mark.parametrize("path", hand_written(), ids=lambda p: p.name)
+def test_every_record_names_its_script_and_cpu(path):
+    assert not record_problems(path.read_text(), ROOT)
+
+
+def test_records_are_checked():
+    good = "<!--record: benchmarks/bench_scale.py; 2-core AMD EPYC (Zen 5, AVX-512)-->1.5e9 on 1 core<!--/record-->"
+    assert record_problems(good, ROOT) == [] and unmarked_numbers(good) == []
+    no_script = good.replace("benchmarks/bench_scale.py", "a benchmark")
+    gone = good.replace("bench_scale.py", "bench_gone.py")
+    no_isa = good.replace(", AVX-512", "")
+    assert ["script" in problem for problem in record_problems(no_script, ROOT)] == [True]
+    assert ["script" in problem for problem in record_problems(gone, ROOT)] == [True]
+    assert ["vector ISA" in problem for problem in record_problems(no_isa, ROOT)] == [True]
+    assert record_problems(good.replace("<!--/record-->", ""), ROOT) == ["a record is not closed with <!--/record-->"]
+
+
+def test_queries_read_one_published_cell(tmp_path):
+    (tmp_path / "b").mkdir()
+    pd.DataFrame({"curve": ["oracle eps=1", "Local", "oracle eps=1"], "t": [10, 10, 20],
+                  "mse": [0.5, 2.0, 0.25], "se": [0.01, 0.0, 0.02]}).to_csv(tmp_path / "b" / "t.csv", index=False)
+    pd.DataFrame({"id": ["a.x", "a.y", "b.z"], "verdict": ["reproduced", "inconclusive", "reproduced"],
+                  "measured": ["ratio 1.078 ± 0.054 at t = 2000", "z = 2.5", "-"]}).to_csv(tmp_path / "b" / "c.csv",
+                                                                                         index=False)
+    assert query(tmp_path, 'b/t.csv curve="oracle eps=1" t=20 mse') == "0.25"
+    assert query(tmp_path, 'b/t.csv curve="oracle eps=1" t=10 mse/curve=Local %.2f') == "0.25"
+    assert query(tmp_path, 'b/t.csv curve="oracle eps=1" t=10 mse+-2*se/curve=Local') == "0.250 +- 0.010"
+    assert query(tmp_path, 'b/c.csv id^=a. verdict=reproduced count') == "1"
+    assert query(tmp_path, r'b/c.csv id=a.x "measured~ratio ([\d.]+ ± [\d.]+) at"') == "1.078 ± 0.054"
+    with pytest.raises(KeyError, match="2 rows match"):
+        query(tmp_path, 'b/t.csv curve="oracle eps=1" mse')
+    with pytest.raises(KeyError, match="no column 'rule'"):
+        query(tmp_path, 'b/t.csv rule=oracle t=10 mse')
+    with pytest.raises(KeyError, match="is not in"):
+        query(tmp_path, r'b/c.csv id=a.y "measured~ratio ([\d.]+)"')
+    text = '<!--q:b/t.csv curve=Local t=10 mse %.1f-->9<!--/q-->'
+    assert refresh(text, {}, "page.md", tmp_path) == '<!--q:b/t.csv curve=Local t=10 mse %.1f-->2.0<!--/q-->'
+    with pytest.raises(KeyError, match=r"page\.md: .*0 rows match"):
+        refresh('<!--q:b/t.csv curve=Ideal t=10 mse-->1<!--/q-->', {}, "page.md", tmp_path)
+
+
+@pytest.mark.parametrize(("value", "error", "shown"), [
+    (0.9668, 0.0731, "0.97 +- 0.07"), (108.2, 6.1, "108 +- 6"), (272.4, 31.8, "270 +- 30"),
+    (0.04701, 0.00512, "0.047 +- 0.005"), (1.0, 0.0157, "1.000 +- 0.016"), (3.2, 0.0, "3.2 +- 0")])
+def test_estimates_are_rounded_at_their_error(value, error, shown):
+    assert with_error(value, error) == shown
 
 
 def test_markers_are_rewritten_from_the_files(tmp_path):
@@ -71,6 +114,7 @@ def test_typed_build_numbers_are_found():
     text = "\n".join([
         "make figures took 26 min for 271 jobs on a 2-core AMD EPYC",  # 3
         "at 1.5e9 updates/s; 108 reproduced, 103 / 17 / 21",  # 3
+        "C-ColME's MSE 1.078 +- 0.054 times, min z = 2.99, 276 +- 72",  # 3
         "took <!--n:default.wall_minutes-->28<!--/n--> min",  # in a marker: none
         "about 5 hours after <!--typed: history-->",  # noted: none
         "`--runtime 8 min` and [link](x/26 min)",  # code and a link's target: none
@@ -78,4 +122,5 @@ def test_typed_build_numbers_are_found():
         "Fig. 1 claims, t = 3e4, M = 1e6",  # settings: none
     ])
     assert [hit for _, hit in unmarked_numbers(text)] == [
-        "26 min", "271 jobs", "EPYC", "1.5e9", "108 reproduced", "103 / 17 / 21"]
+        "26 min", "271 jobs", "EPYC", "1.5e9", "108 reproduced", "103 / 17 / 21", "1.078 +- 0.054", "z = 2.99",
+        "276 +- 72"]
