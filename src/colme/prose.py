@@ -290,6 +290,15 @@ def query(docs: Path, spec: str) -> str:
     return _rate(value / scale) if fmt == "%rate" else fmt % (value / scale)
 
 
+#: Code in Markdown (fenced blocks, inline spans): markers there are examples, left alone.
+_CODE = re.compile(r"(```.*?```|`[^`\n]*`)", re.S)
+
+
+def _outside_code(text: str, rewrite) -> str:
+    """``text`` with ``rewrite`` applied to every part outside code."""
+    return "".join(part if index % 2 else rewrite(part) for index, part in enumerate(_CODE.split(text)))
+
+
 def refresh(text: str, values: dict[str, str], where: str = "", docs: Path | None = None) -> str:
     """``text`` with every marker's content set to its value, and every query's to its
     published cell (read under ``docs``); a marker naming no value, or a query that selects
@@ -309,12 +318,13 @@ def refresh(text: str, values: dict[str, str], where: str = "", docs: Path | Non
         except (KeyError, FileNotFoundError) as error:
             raise KeyError(f"{where}: {error}") from error
 
-    return QUERY.sub(cell, MARKER.sub(value, text))
+    return _outside_code(text, lambda part: QUERY.sub(cell, MARKER.sub(value, part)))
 
 
 def record_problems(text: str, root: Path) -> list[str]:
     """What each measurement record lacks: the script that measured it (a path that exists
-    under ``root``), the CPU and its vector ISA; and records left open."""
+    under ``root``), the CPU and its vector ISA; and records left open (code is skipped)."""
+    text = _CODE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     problems = []
     for match in RECORD.finditer(text):
         header = match.group(1)

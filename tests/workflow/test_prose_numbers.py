@@ -82,6 +82,8 @@ def test_queries_read_one_published_cell(tmp_path):
         query(tmp_path, r'b/c.csv id=a.y "measured~ratio ([\d.]+)"')
     text = '<!--q:b/t.csv curve=Local t=10 mse %.1f-->9<!--/q-->'
     assert refresh(text, {}, "page.md", tmp_path) == '<!--q:b/t.csv curve=Local t=10 mse %.1f-->2.0<!--/q-->'
+    example = "`<!--q:nowhere.csv t=1 mse-->x<!--/q-->` and `<!--record: a script-->`"
+    assert refresh(example, {}, "page.md", tmp_path) == example and record_problems(example, ROOT) == []
     with pytest.raises(KeyError, match=r"page\.md: .*0 rows match"):
         refresh('<!--q:b/t.csv curve=Ideal t=10 mse-->1<!--/q-->', {}, "page.md", tmp_path)
 
