@@ -1,4 +1,4 @@
-"""Shared by the end-to-end tests: a tiny two-figure config and a Snakemake runner."""
+"""Shared by the tests: a tiny two-figure config, a Snakemake runner, a file writer."""
 
 import subprocess
 import sys
@@ -98,3 +98,10 @@ def planned_jobs(workdir: Path, config: str = TINY, *args: str) -> dict[str, int
             break
         jobs[parts[0]] = int(parts[1])
     return jobs
+
+
+def write_file(folder: Path, text: str, name: str) -> Path:
+    """``text`` written to ``folder/name`` (a data file, a class map, a graph)."""
+    path = Path(folder) / name
+    path.write_text(text)
+    return path

@@ -516,11 +516,10 @@ def fixed_classes(params: dict) -> np.ndarray | None:
     """The classes every run of an instance rule's ``params`` has: a data file's
     (``file_classes``) or a class map's (``params["class_map"]``, a law world's); None
     where each run draws its own."""
-    if params.get("data"):
-        return file_classes(streams_from_settings(params["data"]))
-    if params.get("class_map"):
-        return class_map_from_settings(params["class_map"]).classes.astype(np.int8)
-    return None
+    world = named_world(params)
+    if isinstance(world, AgentStreams):
+        return file_classes(world)
+    return None if world is None else world.classes.astype(np.int8)
 
 
 def named_world(params: dict) -> AgentStreams | ClassMap | None:

@@ -161,21 +161,30 @@ def check_world(settings: dict, where: str, rules: tuple[str, ...] = ()) -> None
             raise ConfigError(f"{where}.draw_groups[{index}]={rule!r} is not one of the figure's rules {list(rules)}")
 
 
+def _agents_file(read, settings: dict, where: str, name: str):
+    """A file of the agents (``population.<name>``: a data file or a class map), read by
+    ``read`` (its errors name the key): it holds ``n_agents`` agents and names every node
+    of an edge-list graph among them."""
+    noun = {"data": "data file", "class_map": "class map"}[name]
+    try:
+        agents = read()
+        graph = settings.get("graph") or {}
+        if graph.get("family") == "edge_list":
+            named_edges(graph["path"], agents)
+    except DataFileError as error:
+        raise ConfigError(f"{where}.population.{name}: {error}") from None
+    if agents.n_agents != settings["n_agents"]:
+        raise ConfigError(f"{where}.n_agents={settings['n_agents']}, but the {noun} {agents.path} has "
+                          f"{agents.n_agents} agents: set n_agents: {agents.n_agents}")
+    return agents
+
+
 def check_data(data: dict, settings: dict, where: str, rules: tuple[str, ...]) -> None:
     """A world from a data file: the file reads (``colme.datafiles.read_streams``' checks),
     has ``n_agents`` agents, gives classes if a curve's rule is the oracle, and names every
     node of an edge-list graph among its agents."""
     key = f"{where}.population.data"
-    try:
-        streams = streams_from_settings(data)
-        graph = settings.get("graph") or {}
-        if graph.get("family") == "edge_list":
-            named_edges(graph["path"], streams)
-    except DataFileError as error:
-        raise ConfigError(f"{key}: {error}") from None
-    if streams.n_agents != settings["n_agents"]:
-        raise ConfigError(f"{where}.n_agents={settings['n_agents']}, but the data file {streams.path} has "
-                          f"{streams.n_agents} agents: set n_agents: {streams.n_agents}")
+    streams = _agents_file(lambda: streams_from_settings(data), settings, where, "data")
     if "oracle" in rules and streams.classes is None:
         raise ConfigError(f"{key}: the oracle rule keeps an agent's classmates, but {streams.path} gives no class "
                           f"column ({data.get('columns', {}).get('class', 'class')!r}): add one, give a class map "
@@ -188,16 +197,7 @@ def check_class_map(settings: dict, where: str) -> None:
     an edge-list graph among its agents."""
     key = f"{where}.population.class_map"
     population = settings["population"]
-    try:
-        class_map = class_map_from_settings(population["class_map"])
-        graph = settings.get("graph") or {}
-        if graph.get("family") == "edge_list":
-            named_edges(graph["path"], class_map)
-    except DataFileError as error:
-        raise ConfigError(f"{key}: {error}") from None
-    if class_map.n_agents != settings["n_agents"]:
-        raise ConfigError(f"{where}.n_agents={settings['n_agents']}, but the class map {class_map.path} has "
-                          f"{class_map.n_agents} agents: set n_agents: {class_map.n_agents}")
+    class_map = _agents_file(lambda: class_map_from_settings(population["class_map"]), settings, where, "class_map")
     n_classes = len(population["means"])
     numbered = all(name == str(code) for name, code in zip(class_map.class_names, range(n_classes), strict=False))
     if len(class_map.class_names) > n_classes or not numbered:

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from workflow_helpers import write_file
 
 from colme.config import ConfigError
 from colme.datafiles import DataFileError, read_class_map
@@ -14,9 +15,7 @@ from colme.registry import ENGINES, stage_params
 
 
 def write(tmp_path, text, name="classes.csv"):
-    path = tmp_path / name
-    path.write_text(text)
-    return path
+    return write_file(tmp_path, text, name)
 
 
 def test_a_class_map_is_read_in_the_agents_order(tmp_path):

@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 from scipy import stats
+from workflow_helpers import write_file
 
 from colme.datafiles import DataFileError, DataRange, match_edge_list, read_streams
 from colme.replay import replay_index, replayed, shuffle_pass
@@ -20,9 +21,7 @@ b,3,9.0,1
 
 
 def write(tmp_path, text, name="data.csv"):
-    path = tmp_path / name
-    path.write_text(text)
-    return path
+    return write_file(tmp_path, text, name)
 
 
 def test_ground_truth_and_clipping_by_hand(tmp_path):
