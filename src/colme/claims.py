@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import yaml
-from scipy.stats import norm
+from scipy.special import ndtr  # Phi; the normal's sf(x) is ndtr(-x), without scipy.stats' start-up
 
 from .aggregation import groups_as_curves
 
@@ -1177,8 +1177,8 @@ def family_wise(results: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
     Phi(-K) being the per-claim level of the headline verdict; from the first that fails
     on, decisive verdicts read inconclusive.  Returns (p, family-wise verdict); the
     headline verdict is unchanged."""
-    alpha = float(norm.sf(K))
-    tail = norm.sf(results["k decisive"].astype(float).fillna(-np.inf).to_numpy())
+    alpha = float(ndtr(-K))
+    tail = ndtr(-results["k decisive"].astype(float).fillna(-np.inf).to_numpy())
     contradicted = (results["verdict"] == NOT_REPRODUCED).to_numpy()
     p = np.where(contradicted, np.minimum(1.0, results["x scanned"].to_numpy() * tail), tail)
     p = np.where(results["verdict"].isin([REPRODUCED, NOT_REPRODUCED]).to_numpy(), p, 1.0)
@@ -1392,7 +1392,7 @@ def to_markdown(results: pd.DataFrame) -> str:
         f"Origin of the claims: {origin_counts(results)}.  {HISTORY}",
         "",
         (f"Family-wise (Holm's correction over these {len(results)} claims at the per-claim level "
-         f"Phi(-{K:g}) = {norm.sf(K):.4f}; column {HOLM!r}): {holm_summary(results)}."),
+         f"Phi(-{K:g}) = {ndtr(-K):.4f}; column {HOLM!r}): {holm_summary(results)}."),
         "",
         f"Verdicts that depend on the error model ({len(moved)}): "
         + (", ".join(f"{claim} ({paired} paired, {independent} independent)" for claim, paired, independent

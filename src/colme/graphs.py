@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numba
 import numpy as np
-from scipy.spatial import cKDTree
 
 
 def random_regular_edges(degree: int, n_agents: int, rng: np.random.Generator) -> np.ndarray:
@@ -293,6 +292,8 @@ def random_geometric_edges(n_agents: int, radius: float, rng: np.random.Generato
     """M points uniform in the unit square (``rng.random((M, 2))``), joined when at
     Euclidean distance <= ``radius`` (no wrap-around; a k-d tree's pair query)."""
     points = rng.random((n_agents, 2))
+    from scipy.spatial import cKDTree  # lazy: scipy.spatial costs every job ~0.3 s of start-up
+
     pairs = cKDTree(points).query_pairs(float(radius), output_type="ndarray")
     return canonical_edges(pairs)
 

@@ -22,9 +22,6 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
-from scipy import integrate, special, stats
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from .datafiles import (
     canonical_class_map,
@@ -96,6 +93,8 @@ class DataLaw:
     @cached_property
     def _standard(self):
         """(scipy law of the unscaled variable, its mean, its standard deviation)."""
+        from scipy import stats  # lazy: scipy.stats costs every job ~0.3 s of start-up
+
         if self.kind == "truncated_normal":
             law = stats.truncnorm(-self.truncation, self.truncation)
         elif self.kind == "beta":
@@ -138,6 +137,8 @@ class DataLaw:
             p = self.p
             standard = p * (1 - p) ** k + (1 - p) * (-p) ** k
         else:
+            from scipy import integrate  # lazy: as scipy.stats, only laws other than uniform
+
             low, high = law.support()
             with warnings.catch_warnings():
                 # high k: quad may warn that it cannot reach 1e-12; those terms are orders of
@@ -166,6 +167,8 @@ class DataLaw:
         """(2 |E[(X-mu)^k]| / (k! sigma^2))^(1/(k-2)) for k = 3..MAX_MOMENT."""
         ks = np.arange(3, MAX_MOMENT + 1)
         moments = np.array([abs(self.centred_moment(int(k))) for k in ks])
+        from scipy import special  # lazy: only laws other than uniform
+
         with np.errstate(divide="ignore"):
             logs = np.log(2.0 * moments) - special.gammaln(ks + 1.0) - 2.0 * math.log(self.sigma)
         return np.exp(logs / (ks - 2.0))
@@ -241,6 +244,8 @@ class EmpiricalLaw:
         ks = np.arange(3, MAX_MOMENT + 1)
         scaled = centred / sigma  # moments of the standardised samples: no overflow at high k
         moments = np.array([abs(np.mean(scaled ** int(k))) for k in ks])
+        from scipy import special  # lazy: only worlds from data files
+
         with np.errstate(divide="ignore"):
             logs = np.log(2.0 * moments) - special.gammaln(ks + 1.0) + (ks - 2.0) * math.log(sigma)
         beta = float(np.max(np.exp(logs / (ks - 2.0))))
@@ -527,6 +532,9 @@ def component_labels(edges: np.ndarray, classes: np.ndarray) -> np.ndarray:
     Private-C-ColME Sec. III-A: G_a is the component of a in the subgraph induced by C_a.  Any
     graph (isolated agents are components of size 1); padding rows (-1, -1) are dropped.
     """
+    from scipy.sparse import coo_matrix  # lazy: scipy.sparse costs every job ~0.15 s of start-up
+    from scipy.sparse.csgraph import connected_components
+
     n_agents = classes.shape[0]
     inner = same_class_edges(edges[edges[:, 0] >= 0], classes)
     graph = coo_matrix(

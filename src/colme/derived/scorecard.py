@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import yaml
-from scipy.stats import norm
+from scipy.special import ndtr  # Phi; the normal's sf(x) is ndtr(-x), without scipy.stats' start-up
 
 from ..aggregation import panel_rows
 from ..engines import NO_DIAGNOSTICS, NO_PAIRS, FigureTables, check_names_figure, table_path
@@ -179,7 +179,7 @@ def one_sided_p(difference: float, se: float) -> float:
         return math.nan
     if se == 0:
         return 0.0 if difference > 0 else 1.0
-    return float(norm.sf(difference / se))
+    return float(ndtr(-difference / se))
 
 
 def card_rows(cells: list[dict]) -> pd.DataFrame:

@@ -8,8 +8,6 @@ import math
 
 import numba
 import numpy as np
-from scipy.integrate import quad
-from scipy.stats import binom
 
 from .mechanisms import (
     MECHANISMS,
@@ -94,6 +92,8 @@ def expected_inverse(own_precision: float, precisions: np.ndarray, p: float) -> 
     def integrand(u: float) -> float:
         return math.exp(-u + np.sum(np.log1p(p * np.expm1(-u * scaled))))
 
+    from scipy.integrate import quad  # lazy: scipy.integrate and scipy.stats cost every job ~0.4 s of start-up
+
     value, _ = quad(integrand, 0.0, np.inf, epsabs=0.0, epsrel=1e-11, limit=500)
     return value / own_precision
 
@@ -133,6 +133,8 @@ def remark3_rrr_oracle_mse(
     t_record = np.asarray(t_record, dtype=np.int64)
     p = 1.0 / n_classes
     mates = np.arange(n_agents)
+    from scipy.stats import binom  # lazy: as quad's
+
     mass = binom.pmf(mates, n_agents - 1, p)
     out = np.zeros(len(t_record))
     for m in mates[mass > tail]:
@@ -151,5 +153,7 @@ def remark3_rrr_oracle_mse(
 def ideal_all_to_all_mse(n_agents: int, n_classes: int, sigma: float, t_record: np.ndarray) -> np.ndarray:
     """Proposition 2 averaged over random classes: E[sigma^2/(n t)], n - 1 ~ Bin(M - 1, 1/Gamma)."""
     mates = np.arange(n_agents)
+    from scipy.stats import binom  # lazy: as quad's
+
     mean_inverse = np.sum(binom.pmf(mates, n_agents - 1, 1.0 / n_classes) / (mates + 1))
     return sigma**2 * mean_inverse / np.asarray(t_record, dtype=np.float64)
