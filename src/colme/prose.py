@@ -44,13 +44,15 @@ VECTOR_ISA = re.compile(r"AVX-512|AVX2|AVX|SSE4|NEON|SVE")
 
 #: Numbers of the kinds a build produces, as they appear in prose: durations, job and claim
 #: counts, verdict counts and triples, measured rates (mantissa with decimals), estimates
-#: with their error (``1.078 +- 0.054``), z values, CPU names.
+#: with their error (``1.078 +- 0.054``), z values, ratios (``4.7x``, ``x0.97``),
+#: percentages with decimals, CPU names.
 BUILD_NUMBER = re.compile(
     r"(?<![\w.])(?<!Fig\. )(?<!Theorem )(?<!Corollary )(?<!Lemma )\d+(?:\.\d+)?\s?"
     r"(?:s|min|minutes|seconds|h|hours|jobs|claims)\b"
     r"|(?<![\w.])\d\.\d+e[+-]?\d+"
     r"|(?<![\w.])[-+]?\d*\.?\d+(?:e[+-]?\d+)?%?x? ?(?:\+-|±) ?\d*\.?\d+"
     r"|\bz (?:=|>=|<=) ?[-+]?\d+\.\d+"
+    r"|(?<![\w.])\d+(?:\.\d+)?x\b|\bx\d+\.\d+\b|(?<![\w.])\d+\.\d+ ?%"
     r"|\b\d+ (?:reproduced|not reproduced|inconclusive)\b"
     r"|\b\d+ / \d+ / \d+\b"
     rf"|{CPU_NAME}"
@@ -209,27 +211,24 @@ def _published_table(path: Path) -> pd.DataFrame:
     return pd.read_csv(path)
 
 
-def _matching_rows(table: pd.DataFrame, filters: dict[str, str], spec: str) -> pd.Series:
+#: A query's filter: ``key=value``, ``key!=value``, ``key^=prefix``, ``key>=x``, ``key<=x``.
+_FILTER = re.compile(r"^(?P<key>\w+)(?P<op>\^=|!=|>=|<=|=)(?P<value>.*)$", re.S)
+
+
+def _matching_rows(table: pd.DataFrame, filters: list[tuple[str, str, str]], spec: str) -> pd.Series:
     rows = pd.Series(True, index=table.index)
-    for key, wanted in filters.items():
-        name, prefix = (key[:-1], True) if key.endswith("^") else (key, False)
+    for name, op, wanted in filters:
         if name not in table.columns:
             raise KeyError(f"query {spec!r}: no column {name!r} (columns: {', '.join(table.columns)})")
         column = table[name]
-        if prefix:
+        if op == "^=":
             rows &= column.astype(str).str.startswith(wanted)
-        elif pd.api.types.is_numeric_dtype(column):
-            rows &= column == float(wanted)
+        elif op in (">=", "<="):
+            rows &= column >= float(wanted) if op == ">=" else column <= float(wanted)
         else:
-            rows &= column.astype(str) == wanted
+            equal = column == float(wanted) if pd.api.types.is_numeric_dtype(column) else column.astype(str) == wanted
+            rows &= ~equal if op == "!=" else equal
     return rows
-
-
-def _matching_row(table: pd.DataFrame, filters: dict[str, str], spec: str) -> pd.Series:
-    rows = _matching_rows(table, filters, spec)
-    if rows.sum() != 1:
-        raise KeyError(f"query {spec!r}: {int(rows.sum())} rows match {filters}, not one")
-    return table[rows].iloc[0]
 
 
 def with_error(value: float, error: float) -> str:
@@ -243,51 +242,72 @@ def with_error(value: float, error: float) -> str:
     return f"{round(value, -place):.{decimals}f} +- {round(error, -place):.{decimals}f}"
 
 
-#: A query's column: ``mse``, ``mse+-2*se`` (the value with k times its error column),
-#: ``measured~<regex>`` (the regex's first group in a text column).
-_COLUMN = re.compile(r"(?P<column>\w+)(?:\+-(?:(?P<k>[\d.]+)\*)?(?P<error>\w+)|~(?P<pattern>.+))?$")
+#: A query's reading: ``[min:|max:|argmin:|argmax:][k*]column`` (argmin, argmax: the t
+#: where the minimum or maximum is), then ``+-[k*]error`` (the value with k times its error
+#: column) or ``~<regex>`` (the regex's first group in a text column), then ``/key=value``
+#: (divided by the rows that differ only in that key, t by t).
+_READING = re.compile(
+    r"(?:(?P<aggregate>min|max|argmin|argmax):)?(?:(?P<factor>[\d.]+)\*)?(?P<column>\w+)"
+    r"(?:\+-(?:(?P<k>[\d.]+)\*)?(?P<error>\w+)|~(?P<pattern>.+))?(?:/(?P<key>\w+)=(?P<wanted>.+))?$", re.S)
+
+
+def _by_t(table: pd.DataFrame, rows: pd.Series) -> pd.DataFrame:
+    picked = table[rows]
+    return picked.set_index("t") if "t" in picked.columns else picked.reset_index(drop=True)
 
 
 def query(docs: Path, spec: str) -> str:
-    """One published cell as prose shows it.  ``spec`` is ``<file> <key>=<value>...
-    <column>[/<key>=<value>] [<format>]``: ``<file>`` under ``docs`` (a build's table or
-    claims file), the filters that select exactly one row (``key^=prefix`` matches a
-    prefix), the column to read (``mse``; ``mse+-2*se`` for the value with twice its error,
-    ``with_error``; ``measured~<regex>`` for the regex's first group; ``count`` for the
-    number of rows the filters select), and optionally a ``/key=value`` that divides by the
-    row differing only in that key (an MSE over Local's) and a %-format (``%.3g`` unless
-    given, ``%rate`` for a rate as prose writes it, 6.5e6; strings as they are)."""
+    """Published cells as prose shows them.  ``spec`` is ``<file> <filter>... <reading>
+    [<format>]``: ``<file>`` under ``docs`` (a build's table or claims file); filters
+    ``key=value``, ``key!=value``, ``key^=prefix``, ``key>=x``, ``key<=x`` that select one
+    row, or several for an aggregate (``min:``, ``max:``, ``argmin:``, ``argmax:``); the
+    reading (``_READING``): a column (``mse``, ``100*value``), ``mse+-2*se`` for the value
+    with twice its error (``with_error``), ``measured~<regex>`` for the regex's first group,
+    ``count`` for the number of rows selected, and a ``/key=value`` that divides by the rows
+    differing only in that key, t by t (an MSE over Local's); and a %-format (``%.3g``
+    unless given, literal text allowed, ``%.2fx``, ``%.1f%%``; ``%rate`` for a rate as prose
+    writes it, 6.5e6; strings as they are)."""
     path, *tokens = shlex.split(spec)
     fmt = tokens.pop() if tokens and tokens[-1].startswith("%") else "%.3g"
-    fields = [token for token in tokens if "~" in token or "=" not in token.split("/", 1)[0]]
-    if len(fields) != 1:
-        raise KeyError(f"query {spec!r}: name one column to read, after the filters (got {fields})")
-    reading, _, divisor = fields[0].partition("/") if "~" not in fields[0] else (fields[0], "", "")
-    filters = dict(token.split("=", 1) for token in tokens if token != fields[0])
+    filters = [match.groups() for token in tokens if (match := _FILTER.match(token))]
+    readings = [token for token in tokens if not _FILTER.match(token)]
+    if len(readings) != 1:
+        raise KeyError(f"query {spec!r}: name one reading, after the filters (got {readings})")
     table = _published_table(Path(docs) / path)
-    if reading == "count":
-        return str(int(_matching_rows(table, filters, spec).sum()))
-    row = _matching_row(table, filters, spec)
-    parts = _COLUMN.match(reading)
-    names = [parts["column"], parts["error"]] if parts else [reading]
+    rows = _matching_rows(table, filters, spec)
+    if readings[0] == "count":
+        return str(int(rows.sum()))
+    parts = _READING.match(readings[0])
+    names = [parts["column"], parts["error"], parts["key"]] if parts else [readings[0]]
     missing = [name for name in names if name and name not in table.columns]
     if not parts or missing:
-        raise KeyError(f"query {spec!r}: no column {(missing or [reading])[0]!r} (columns: {', '.join(table.columns)})")
-    value = row[parts["column"]]
+        raise KeyError(f"query {spec!r}: no column {(missing or [readings[0]])[0]!r} "
+                       f"(columns: {', '.join(table.columns)})")
+    if parts["aggregate"] is None and rows.sum() != 1:
+        raise KeyError(f"query {spec!r}: {int(rows.sum())} rows match {filters}, not one")
+    if not rows.any():
+        raise KeyError(f"query {spec!r}: no row matches {filters}")
+    picked = _by_t(table, rows)
     if parts["pattern"]:
-        found = re.search(parts["pattern"], str(value))
+        found = re.search(parts["pattern"], str(picked[parts["column"]].iloc[0]))
         if not found:
-            raise KeyError(f"query {spec!r}: {parts['pattern']!r} is not in {value!r}")
+            raise KeyError(f"query {spec!r}: {parts['pattern']!r} is not in {picked[parts['column']].iloc[0]!r}")
         return found.group(1)
+    values = picked[parts["column"]]
+    if isinstance(values.iloc[0], str):
+        return values.iloc[0]
     scale = 1.0
-    if divisor:
-        key, wanted = divisor.split("=", 1)
-        scale = _matching_row(table, filters | {key: wanted}, spec)[parts["column"]]
+    if parts["key"]:
+        others = [f for f in filters if f[0] != parts["key"]] + [(parts["key"], "=", parts["wanted"])]
+        scale = _by_t(table, _matching_rows(table, others, spec))[parts["column"]]
+        if len(scale) != len(values):
+            raise KeyError(f"query {spec!r}: {len(scale)} rows to divide by, for {len(values)}")
+    values = float(parts["factor"] or 1) * values / scale
     if parts["error"]:
-        return with_error(value / scale, float(parts["k"] or 1) * row[parts["error"]] / scale)
-    if isinstance(value, str):
-        return value
-    return _rate(value / scale) if fmt == "%rate" else fmt % (value / scale)
+        return with_error(values.iloc[0], float(parts["k"] or 1) * (picked[parts["error"]] / scale).iloc[0])
+    aggregate = {"min": "min", "max": "max", "argmin": "idxmin", "argmax": "idxmax"}.get(parts["aggregate"])
+    value = getattr(values, aggregate)() if aggregate else values.iloc[0]
+    return _rate(value) if fmt == "%rate" else fmt % value
 
 
 #: Code in Markdown (fenced blocks, inline spans): markers there are examples, left alone.

@@ -73,6 +73,11 @@ def test_queries_read_one_published_cell(tmp_path):
     assert query(tmp_path, 'b/t.csv curve="oracle eps=1" t=10 mse/curve=Local %.2f') == "0.25"
     assert query(tmp_path, 'b/t.csv curve="oracle eps=1" t=10 mse+-2*se/curve=Local') == "0.250 +- 0.010"
     assert query(tmp_path, 'b/c.csv id^=a. verdict=reproduced count') == "1"
+    assert query(tmp_path, 'b/c.csv id!=a.y verdict=reproduced count') == "2"
+    assert query(tmp_path, 'b/t.csv curve="oracle eps=1" t>=10 t<=20 max:mse "%.2f of it"') == "0.50 of it"
+    assert query(tmp_path, 'b/t.csv curve="oracle eps=1" t>=10 min:100*mse %.0f%%') == "25%"
+    assert query(tmp_path, 'b/t.csv curve="oracle eps=1" argmin:mse %d') == "20"
+    assert query(tmp_path, 'b/t.csv curve="oracle eps=1" t<=10 max:mse/curve=Local %.2fx') == "0.25x"
     assert query(tmp_path, r'b/c.csv id=a.x "measured~ratio ([\d.]+ ± [\d.]+) at"') == "1.078 ± 0.054"
     with pytest.raises(KeyError, match="2 rows match"):
         query(tmp_path, 'b/t.csv curve="oracle eps=1" mse')
@@ -117,6 +122,7 @@ def test_typed_build_numbers_are_found():
         "make figures took 26 min for 271 jobs on a 2-core AMD EPYC",  # 3
         "at 1.5e9 updates/s; 108 reproduced, 103 / 17 / 21",  # 3
         "C-ColME's MSE 1.078 +- 0.054 times, min z = 2.99, 276 +- 72",  # 3
+        "4.7x better, x0.97 of it, keeps 96.4% (13.6 % lost); 2 se, 0.1 tolerance",  # 4
         "took <!--n:default.wall_minutes-->28<!--/n--> min",  # in a marker: none
         "about 5 hours after <!--typed: history-->",  # noted: none
         "`--runtime 8 min` and [link](x/26 min)",  # code and a link's target: none
@@ -125,4 +131,4 @@ def test_typed_build_numbers_are_found():
     ])
     assert [hit for _, hit in unmarked_numbers(text)] == [
         "26 min", "271 jobs", "EPYC", "1.5e9", "108 reproduced", "103 / 17 / 21", "1.078 +- 0.054", "z = 2.99",
-        "276 +- 72"]
+        "276 +- 72", "4.7x", "x0.97", "96.4%", "13.6 %"]
