@@ -302,9 +302,11 @@ def query(docs: Path, spec: str) -> str:
         scale = _by_t(table, _matching_rows(table, others, spec))[parts["column"]]
         if len(scale) != len(values):
             raise KeyError(f"query {spec!r}: {len(scale)} rows to divide by, for {len(values)}")
-    values = float(parts["factor"] or 1) * values / scale
+    factor = float(parts["factor"] or 1)
+    values = factor * values / scale
     if parts["error"]:
-        return with_error(values.iloc[0], float(parts["k"] or 1) * (picked[parts["error"]] / scale).iloc[0])
+        errors = factor * float(parts["k"] or 1) * picked[parts["error"]] / scale
+        return with_error(values.iloc[0], errors.iloc[0])
     aggregate = {"min": "min", "max": "max", "argmin": "idxmin", "argmax": "idxmax"}.get(parts["aggregate"])
     value = getattr(values, aggregate)() if aggregate else values.iloc[0]
     return _rate(value) if fmt == "%rate" else fmt % value

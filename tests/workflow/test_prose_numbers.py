@@ -72,6 +72,7 @@ def test_queries_read_one_published_cell(tmp_path):
     assert query(tmp_path, 'b/t.csv curve="oracle eps=1" t=20 mse') == "0.25"
     assert query(tmp_path, 'b/t.csv curve="oracle eps=1" t=10 mse/curve=Local %.2f') == "0.25"
     assert query(tmp_path, 'b/t.csv curve="oracle eps=1" t=10 mse+-2*se/curve=Local') == "0.250 +- 0.010"
+    assert query(tmp_path, 'b/t.csv curve="oracle eps=1" t=20 100*mse+-2*se') == "25 +- 4"
     assert query(tmp_path, 'b/c.csv id^=a. verdict=reproduced count') == "1"
     assert query(tmp_path, 'b/c.csv id!=a.y verdict=reproduced count') == "2"
     assert query(tmp_path, 'b/t.csv curve="oracle eps=1" t>=10 t<=20 max:mse "%.2f of it"') == "0.50 of it"
