@@ -277,7 +277,11 @@ def query(docs: Path, spec: str) -> str:
     rows = _matching_rows(table, filters, spec)
     if readings[0] == "count":
         return str(int(rows.sum()))
-    parts = _READING.match(readings[0])
+    column, tilde, pattern = readings[0].partition("~")
+    if tilde:  # a text column, whose name may hold spaces: ``measured (independent se)~<regex>``
+        parts = {"column": column, "error": None, "key": None, "pattern": pattern, "aggregate": None}
+    else:
+        parts = _READING.match(readings[0])
     names = [parts["column"], parts["error"], parts["key"]] if parts else [readings[0]]
     missing = [name for name in names if name and name not in table.columns]
     if not parts or missing:

@@ -67,8 +67,9 @@ def test_queries_read_one_published_cell(tmp_path):
     pd.DataFrame({"curve": ["oracle eps=1", "Local", "oracle eps=1"], "t": [10, 10, 20],
                   "mse": [0.5, 2.0, 0.25], "se": [0.01, 0.0, 0.02]}).to_csv(tmp_path / "b" / "t.csv", index=False)
     pd.DataFrame({"id": ["a.x", "a.y", "b.z"], "verdict": ["reproduced", "inconclusive", "reproduced"],
-                  "measured": ["ratio 1.078 ± 0.054 at t = 2000", "z = 2.5", "-"]}).to_csv(tmp_path / "b" / "c.csv",
-                                                                                         index=False)
+                  "measured": ["ratio 1.078 ± 0.054 at t = 2000", "z = 2.5", "-"],
+                  "measured (independent se)": ["ratio 1.078 ± 0.169 at t = 2000", "z = 2.1", "-"]}).to_csv(
+        tmp_path / "b" / "c.csv", index=False)
     assert query(tmp_path, 'b/t.csv curve="oracle eps=1" t=20 mse') == "0.25"
     assert query(tmp_path, 'b/t.csv curve="oracle eps=1" t=10 mse/curve=Local %.2f') == "0.25"
     assert query(tmp_path, 'b/t.csv curve="oracle eps=1" t=10 mse+-2*se/curve=Local') == "0.250 +- 0.010"
@@ -80,6 +81,7 @@ def test_queries_read_one_published_cell(tmp_path):
     assert query(tmp_path, 'b/t.csv curve="oracle eps=1" argmin:mse %d') == "20"
     assert query(tmp_path, 'b/t.csv curve="oracle eps=1" t<=10 max:mse/curve=Local %.2fx') == "0.25x"
     assert query(tmp_path, r'b/c.csv id=a.x "measured~ratio ([\d.]+ ± [\d.]+) at"') == "1.078 ± 0.054"
+    assert query(tmp_path, r'b/c.csv id=a.x "measured (independent se)~± ([\d.]+) at"') == "0.169"
     with pytest.raises(KeyError, match="2 rows match"):
         query(tmp_path, 'b/t.csv curve="oracle eps=1" mse')
     with pytest.raises(KeyError, match="no column 'rule'"):
