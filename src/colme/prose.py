@@ -44,8 +44,9 @@ VECTOR_ISA = re.compile(r"AVX-512|AVX2|AVX|SSE4|NEON|SVE")
 
 #: Numbers of the kinds a build produces, as they appear in prose: durations, job and claim
 #: counts, verdict counts and triples, measured rates (mantissa with decimals), estimates
-#: with their error (``1.078 +- 0.054``), z values, ratios (``4.7x``, ``x0.97``),
-#: percentages with decimals, CPU names.
+#: with their error (``1.078 +- 0.054``), z values, ratios (``4.7x``, ``x0.97``, ``1.8
+#: times``), percentages with decimals, shares and ratios below 1 (``0.74``; not after
+#: ``=``, a setting), CPU names.
 BUILD_NUMBER = re.compile(
     r"(?<![\w.])(?<!Fig\. )(?<!Theorem )(?<!Corollary )(?<!Lemma )\d+(?:\.\d+)?\s?"
     r"(?:s|min|minutes|seconds|h|hours|jobs|claims)\b"
@@ -53,6 +54,7 @@ BUILD_NUMBER = re.compile(
     r"|(?<![\w.])[-+]?\d*\.?\d+(?:e[+-]?\d+)?%?x? ?(?:\+-|±) ?\d*\.?\d+"
     r"|\bz (?:=|>=|<=) ?[-+]?\d+\.\d+"
     r"|(?<![\w.])\d+(?:\.\d+)?x\b|\bx\d+\.\d+\b|(?<![\w.])\d+\.\d+ ?%"
+    r"|(?<![\w.])\d+(?:\.\d+)? times\b|(?<![\w.=])(?<!= )0\.\d{2,}\b"
     r"|\b\d+ (?:reproduced|not reproduced|inconclusive)\b"
     r"|\b\d+ / \d+ / \d+\b"
     rf"|{CPU_NAME}"
@@ -242,12 +244,13 @@ def with_error(value: float, error: float) -> str:
     return f"{round(value, -place):.{decimals}f} +- {round(error, -place):.{decimals}f}"
 
 
-#: A query's reading: ``[min:|max:|argmin:|argmax:][k*]column`` (argmin, argmax: the t
-#: where the minimum or maximum is), then ``+-[k*]error`` (the value with k times its error
-#: column) or ``~<regex>`` (the regex's first group in a text column), then ``/key=value``
-#: (divided by the rows that differ only in that key, t by t).
+#: A query's reading: ``[min:|max:|argmin:|argmax:|above:][k*]column`` (argmin, argmax:
+#: the t where the minimum or maximum is; above: the share of rows whose value less its
+#: errors exceeds 1, with a divisor: significantly above it), then ``+-[k*]error`` (the
+#: value with k times its error column) or ``~<regex>`` (the regex's first group in a text
+#: column), then ``/key=value`` (divided by the rows that differ only in that key, t by t).
 _READING = re.compile(
-    r"(?:(?P<aggregate>min|max|argmin|argmax):)?(?:(?P<factor>[\d.]+)\*)?(?P<column>\w+)"
+    r"(?:(?P<aggregate>min|max|argmin|argmax|above):)?(?:(?P<factor>[\d.]+)\*)?(?P<column>\w+)"
     r"(?:\+-(?:(?P<k>[\d.]+)\*)?(?P<error>\w+)|~(?P<pattern>.+))?(?:/(?P<key>\w+)=(?P<wanted>.+))?$", re.S)
 
 
@@ -260,7 +263,8 @@ def query(docs: Path, spec: str) -> str:
     """Published cells as prose shows them.  ``spec`` is ``<file> <filter>... <reading>
     [<format>]``: ``<file>`` under ``docs`` (a build's table or claims file); filters
     ``key=value``, ``key!=value``, ``key^=prefix``, ``key>=x``, ``key<=x`` that select one
-    row, or several for an aggregate (``min:``, ``max:``, ``argmin:``, ``argmax:``); the
+    row, or several for an aggregate (``min:``, ``max:``, ``argmin:``, ``argmax:``,
+    ``above:``); the
     reading (``_READING``): a column (``mse``, ``100*value``), ``mse+-2*se`` for the value
     with twice its error (``with_error``), ``measured~<regex>`` for the regex's first group,
     ``count`` for the number of rows selected, and a ``/key=value`` that divides by the rows
@@ -304,12 +308,15 @@ def query(docs: Path, spec: str) -> str:
     if parts["key"]:
         others = [f for f in filters if f[0] != parts["key"]] + [(parts["key"], "=", parts["wanted"])]
         scale = _by_t(table, _matching_rows(table, others, spec))[parts["column"]]
-        if len(scale) != len(values):
-            raise KeyError(f"query {spec!r}: {len(scale)} rows to divide by, for {len(values)}")
+        if not (scale.index.is_unique and values.index.isin(scale.index).all()):
+            raise KeyError(f"query {spec!r}: no single row to divide by at every t ({len(scale)} rows)")
+        scale = scale.reindex(values.index)  # several curves may share one divisor row per t
     factor = float(parts["factor"] or 1)
     values = factor * values / scale
     if parts["error"]:
         errors = factor * float(parts["k"] or 1) * picked[parts["error"]] / scale
+        if parts["aggregate"] == "above":
+            return fmt % float(((values - errors) > 1.0).mean())
         return with_error(values.iloc[0], errors.iloc[0])
     aggregate = {"min": "min", "max": "max", "argmin": "idxmin", "argmax": "idxmax"}.get(parts["aggregate"])
     value = getattr(values, aggregate)() if aggregate else values.iloc[0]

@@ -80,6 +80,13 @@ def test_queries_read_one_published_cell(tmp_path):
     assert query(tmp_path, 'b/t.csv curve="oracle eps=1" t>=10 min:100*mse %.0f%%') == "25%"
     assert query(tmp_path, 'b/t.csv curve="oracle eps=1" argmin:mse %d') == "20"
     assert query(tmp_path, 'b/t.csv curve="oracle eps=1" t<=10 max:mse/curve=Local %.2fx') == "0.25x"
+    # the share of t where the value is above the divisor's by more than its errors
+    assert query(tmp_path, 'b/t.csv curve="oracle eps=1" t<=10 above:mse+-2*se/curve=Local %.2f') == "0.00"
+    with pytest.raises(KeyError, match="no single row to divide by at every t"):
+        query(tmp_path, 'b/t.csv curve="oracle eps=1" max:mse/curve=Local')  # Local has no t = 20
+    assert query(tmp_path, 'b/t.csv curve=Local above:40*mse+-se/curve=Local %.2f') == "1.00"
+    # several curves over one divisor row per t
+    assert query(tmp_path, 'b/t.csv curve!=Local t=10 max:mse/curve=Local %.2f') == "0.25"
     assert query(tmp_path, r'b/c.csv id=a.x "measured~ratio ([\d.]+ ± [\d.]+) at"') == "1.078 ± 0.054"
     assert query(tmp_path, r'b/c.csv id=a.x "measured (independent se)~± ([\d.]+) at"') == "0.169"
     with pytest.raises(KeyError, match="2 rows match"):
@@ -126,6 +133,7 @@ def test_typed_build_numbers_are_found():
         "at 1.5e9 updates/s; 108 reproduced, 103 / 17 / 21",  # 3
         "C-ColME's MSE 1.078 +- 0.054 times, min z = 2.99, 276 +- 72",  # 3
         "4.7x better, x0.97 of it, keeps 96.4% (13.6 % lost); 2 se, 0.1 tolerance",  # 4
+        "ends 1.8 times above, a share of 0.74; eps = 0.25 and sigma=0.25",  # 2
         "took <!--n:default.wall_minutes-->28<!--/n--> min",  # in a marker: none
         "about 5 hours after <!--typed: history-->",  # noted: none
         "`--runtime 8 min` and [link](x/26 min)",  # code and a link's target: none
@@ -134,4 +142,4 @@ def test_typed_build_numbers_are_found():
     ])
     assert [hit for _, hit in unmarked_numbers(text)] == [
         "26 min", "271 jobs", "EPYC", "1.5e9", "108 reproduced", "103 / 17 / 21", "1.078 +- 0.054", "z = 2.99",
-        "276 +- 72", "4.7x", "x0.97", "96.4%", "13.6 %"]
+        "276 +- 72", "4.7x", "x0.97", "96.4%", "13.6 %", "1.8 times", "0.74"]
