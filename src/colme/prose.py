@@ -235,13 +235,16 @@ def _matching_rows(table: pd.DataFrame, filters: list[tuple[str, str, str]], spe
 
 def with_error(value: float, error: float) -> str:
     """``value +- error`` as a measurement is written: the error to one significant digit
-    (two when it starts with 1), the value to the same decimal place."""
-    if not (math.isfinite(error) and error > 0):
+    (two when it starts with 1), the value to the same decimal place; an exact value
+    (error 0) keeps three significant digits.  A missing or negative error is refused."""
+    if not (math.isfinite(error) and error >= 0):
+        raise ValueError(f"an error of {error!r} is no standard error")
+    if error == 0:
         return f"{value:.3g} +- 0"
-    digits = 2 if f"{error:.1e}".startswith("1") else 1
-    place = math.floor(math.log10(error)) - (digits - 1)
+    mantissa, exponent = f"{error:.1e}".split("e")  # the rounded error's leading digit decides
+    place = int(exponent) - (1 if mantissa.startswith("1") else 0)
     decimals = max(0, -place)
-    return f"{round(value, -place):.{decimals}f} +- {round(error, -place):.{decimals}f}"
+    return f"{round(value, -place) + 0.0:.{decimals}f} +- {round(error, -place):.{decimals}f}"
 
 
 #: A query's reading: ``[min:|max:|argmin:|argmax:|above:][k*]column`` (argmin, argmax:
@@ -255,6 +258,7 @@ _READING = re.compile(
 
 
 def _by_t(table: pd.DataFrame, rows: pd.Series) -> pd.DataFrame:
+    """The selected rows indexed by t (a divisor's rows are matched to them t by t)."""
     picked = table[rows]
     return picked.set_index("t") if "t" in picked.columns else picked.reset_index(drop=True)
 
@@ -272,7 +276,8 @@ def query(docs: Path, spec: str) -> str:
     unless given, literal text allowed, ``%.2fx``, ``%.1f%%``; ``%rate`` for a rate as prose
     writes it, 6.5e6; strings as they are)."""
     path, *tokens = shlex.split(spec)
-    fmt = tokens.pop() if tokens and tokens[-1].startswith("%") else "%.3g"
+    formatted = bool(tokens) and tokens[-1].startswith("%")
+    fmt = tokens.pop() if formatted else "%.3g"
     filters = [match.groups() for token in tokens if (match := _FILTER.match(token))]
     readings = [token for token in tokens if not _FILTER.match(token)]
     if len(readings) != 1:
@@ -291,6 +296,14 @@ def query(docs: Path, spec: str) -> str:
     if not parts or missing:
         raise KeyError(f"query {spec!r}: no column {(missing or [readings[0]])[0]!r} "
                        f"(columns: {', '.join(table.columns)})")
+    if parts["aggregate"] == "above" and not parts["error"]:
+        raise KeyError(f"query {spec!r}: above: reads a value with its error (above:mse+-2*se/curve=Local)")
+    if parts["aggregate"] not in (None, "above") and parts["error"]:
+        raise KeyError(f"query {spec!r}: {parts['aggregate']}: reads a value without its error")
+    if parts["aggregate"] in ("argmin", "argmax") and "t" not in table.columns:
+        raise KeyError(f"query {spec!r}: {parts['aggregate']}: names a t, and {path} has no t column")
+    if parts["error"] and formatted and parts["aggregate"] is None:
+        raise KeyError(f"query {spec!r}: a value with its error is rounded at its error, without a format")
     if parts["aggregate"] is None and rows.sum() != 1:
         raise KeyError(f"query {spec!r}: {int(rows.sum())} rows match {filters}, not one")
     if not rows.any():
@@ -308,6 +321,10 @@ def query(docs: Path, spec: str) -> str:
     if parts["key"]:
         others = [f for f in filters if f[0] != parts["key"]] + [(parts["key"], "=", parts["wanted"])]
         scale = _by_t(table, _matching_rows(table, others, spec))[parts["column"]]
+        if "t" not in table.columns and len(scale) != 1:
+            raise KeyError(f"query {spec!r}: {path} has no t column: divide by one row only ({len(scale)} match)")
+        if "t" not in table.columns:
+            scale = pd.Series(scale.iloc[0], index=values.index)
         if not (scale.index.is_unique and values.index.isin(scale.index).all()):
             raise KeyError(f"query {spec!r}: no single row to divide by at every t ({len(scale)} rows)")
         scale = scale.reindex(values.index)  # several curves may share one divisor row per t
@@ -348,7 +365,7 @@ def refresh(text: str, values: dict[str, str], where: str = "", docs: Path | Non
             raise KeyError(f"{where}: a query needs the published files' folder")
         try:
             return f"<!--q:{match.group(1)}-->{query(docs, match.group(1))}<!--/q-->"
-        except (KeyError, FileNotFoundError) as error:
+        except (KeyError, ValueError, FileNotFoundError) as error:
             raise KeyError(f"{where}: {error}") from error
 
     return _outside_code(text, lambda part: QUERY.sub(cell, MARKER.sub(value, part)))
@@ -395,14 +412,12 @@ def unmarked_numbers(text: str) -> list[tuple[int, str]]:
     """(line, number) of each build-kind number (``BUILD_NUMBER``) outside markers,
     queries, records, code blocks, inline code and links' targets, on lines without a
     ``<!--typed: ...-->`` note."""
-    text = re.sub(r"```.*?```", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
-    for pattern in (RECORD, MARKER, QUERY):
+    for pattern in (_CODE, RECORD, MARKER, QUERY):  # code first: a marker mentioned in code is no marker
         text = pattern.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     found = []
     for number, line in enumerate(text.splitlines(), 1):
         if "<!--typed:" in line:
             continue
-        line = re.sub(r"`[^`]*`", "", line)
         line = re.sub(r"\]\([^)]*\)", "]", line)
         found += [(number, match.group(0)) for match in BUILD_NUMBER.finditer(line)]
     return found

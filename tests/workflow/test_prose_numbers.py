@@ -87,6 +87,17 @@ def test_queries_read_one_published_cell(tmp_path):
     assert query(tmp_path, 'b/t.csv curve=Local above:40*mse+-se/curve=Local %.2f') == "1.00"
     # several curves over one divisor row per t
     assert query(tmp_path, 'b/t.csv curve!=Local t=10 max:mse/curve=Local %.2f') == "0.25"
+    # readings that would silently mean something else are refused
+    no_t = {"rule": ["x", "x", "y", "y"], "figure": ["m3", "m4", "m5", "m6"], "mse": [1.0, 2.0, 4.0, 8.0]}
+    pd.DataFrame(no_t).to_csv(tmp_path / "b" / "nt.csv", index=False)
+    for spec, message in [('b/t.csv curve="oracle eps=1" max:mse+-2*se', "without its error"),
+                          ('b/t.csv curve="oracle eps=1" t<=10 above:mse/curve=Local', "with its error"),
+                          ('b/t.csv curve="oracle eps=1" t=10 mse+-2*se %.1f', "without a format"),
+                          ("b/nt.csv rule=x argmax:mse", "no t column"),
+                          ("b/nt.csv rule=x min:mse/rule=y", "divide by one row only")]:
+        with pytest.raises(KeyError, match=message):
+            query(tmp_path, spec)
+    assert query(tmp_path, "b/nt.csv figure=m3 mse/figure=m4 %.2f") == "0.50"
     assert query(tmp_path, r'b/c.csv id=a.x "measured~ratio ([\d.]+ ± [\d.]+) at"') == "1.078 ± 0.054"
     assert query(tmp_path, r'b/c.csv id=a.x "measured (independent se)~± ([\d.]+) at"') == "0.169"
     with pytest.raises(KeyError, match="2 rows match"):
@@ -108,6 +119,18 @@ def test_queries_read_one_published_cell(tmp_path):
     (0.04701, 0.00512, "0.047 +- 0.005"), (1.0, 0.0157, "1.000 +- 0.016"), (3.2, 0.0, "3.2 +- 0")])
 def test_estimates_are_rounded_at_their_error(value, error, shown):
     assert with_error(value, error) == shown
+
+
+def test_an_estimate_rounds_at_its_rounded_error_and_needs_one():
+    assert with_error(0.5, 0.0995) == "0.50 +- 0.10" and with_error(-0.004, 0.05) == "0.00 +- 0.05"
+    for error in (float("nan"), -0.1):
+        with pytest.raises(ValueError, match="no standard error"):
+            with_error(1.0, error)
+
+
+def test_a_marker_mentioned_in_code_hides_nothing():
+    text = "syntax: `<!--n:key-->` and `<!--typed: x-->`\nit took 26 min\nnow <!--n:k-->5<!--/n--> min"
+    assert [hit for _, hit in unmarked_numbers(text)] == ["26 min"]
 
 
 def test_markers_are_rewritten_from_the_files(tmp_path):
