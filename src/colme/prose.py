@@ -49,10 +49,10 @@ VECTOR_ISA = re.compile(r"AVX-512|AVX2|AVX|SSE4|NEON|SVE")
 #: ``=``, a setting), CPU names.
 BUILD_NUMBER = re.compile(
     r"(?<![\w.])(?<!Fig\. )(?<!Theorem )(?<!Corollary )(?<!Lemma )\d+(?:\.\d+)?\s?"
-    r"(?:s|min|minutes|seconds|h|hours|jobs|claims)\b"
+    r"(?:s|ms|min|minutes?|seconds?|h|hours?|jobs?|claims?)\b"
     r"|(?<![\w.])\d\.\d+e[+-]?\d+"
-    r"|(?<![\w.])[-+]?\d*\.?\d+(?:e[+-]?\d+)?%?x? ?(?:\+-|±) ?\d*\.?\d+"
-    r"|\bz (?:=|>=|<=) ?[-+]?\d+\.\d+"
+    r"|(?<![\w.])[-+]?\d*\.?\d+(?:e[+-]?\d+)?%?x? ?(?:\+-|\+/-|±) ?\d*\.?\d+"
+    r"|(?<!\w)\|?z\|? ?(?:=|>=|<=)? ?[-+]?\d+\.\d+"
     r"|(?<![\w.])\d+(?:\.\d+)?x\b|\bx\d+\.\d+\b|(?<![\w.])\d+\.\d+ ?%"
     r"|(?<![\w.])\d+(?:\.\d+)? times\b|(?<![\w.=])(?<!= )0\.\d{2,}\b"
     r"|\b\d+ (?:reproduced|not reproduced|inconclusive)\b"

@@ -157,6 +157,7 @@ def test_typed_build_numbers_are_found():
         "C-ColME's MSE 1.078 +- 0.054 times, min z = 2.99, 276 +- 72",  # 3
         "4.7x better, x0.97 of it, keeps 96.4% (13.6 % lost); 2 se, 0.1 tolerance",  # 4
         "ends 1.8 times above, a share of 0.74; eps = 0.25 and sigma=0.25",  # 2
+        "took 1 minute, 3.2 ms, z=2.99, max |z| 2.9, 108 +/- 6; the z-test",  # 5
         "took <!--n:default.wall_minutes-->28<!--/n--> min",  # in a marker: none
         "about 5 hours after <!--typed: history-->",  # noted: none
         "`--runtime 8 min` and [link](x/26 min)",  # code and a link's target: none
@@ -165,4 +166,5 @@ def test_typed_build_numbers_are_found():
     ])
     assert [hit for _, hit in unmarked_numbers(text)] == [
         "26 min", "271 jobs", "EPYC", "1.5e9", "108 reproduced", "103 / 17 / 21", "1.078 +- 0.054", "z = 2.99",
-        "276 +- 72", "4.7x", "x0.97", "96.4%", "13.6 %", "1.8 times", "0.74"]
+        "276 +- 72", "4.7x", "x0.97", "96.4%", "13.6 %", "1.8 times", "0.74",
+        "1 minute", "3.2 ms", "z=2.99", "|z| 2.9", "108 +/- 6"]
