@@ -112,9 +112,8 @@ def build_values(name: str, build: dict) -> dict[str, str]:
 
 def published_values(root: Path) -> dict[str, str]:
     """Every named value prose may hold, from the published files under ``<root>/docs``:
-    each build's ``build.json`` (``build_values``), the scale figure's rates
-    (``<build>.scale_m<M>.rate``: config-edge-updates/s per core), the claims reproduced
-    only with paired errors, the Fig. 1 oracle against Theorem 1 at the horizon, and each
+    each build's ``build.json`` (``build_values``), the claims reproduced only with paired
+    errors, the Fig. 1 oracle against Theorem 1 at the horizon, and each
     experiment's build (``experiments.<name>.wall_seconds``; the whole minutes the longest
     stays under, ``experiments.max_wall_minutes``)."""
     docs = Path(root) / "docs"
@@ -123,10 +122,6 @@ def published_values(root: Path) -> dict[str, str]:
         path = docs / name / "build.json"
         if path.is_file():
             values |= build_values(name, json.loads(path.read_text()))
-        scale = docs / name / "tables" / "scale_m_supplement.csv"
-        if scale.is_file():
-            for row in pd.read_csv(scale).itertuples(index=False):
-                values[f"{name}.{row.figure}.rate"] = _rate(float(row.config_edge_updates_per_second))
         claims = docs / name / "claims.csv"
         if claims.is_file():
             values |= claims_values(name, pd.read_csv(claims))
@@ -251,9 +246,10 @@ def with_error(value: float, error: float) -> str:
 #: the t where the minimum or maximum is; above: the share of rows whose value less its
 #: errors exceeds 1, with a divisor: significantly above it), then ``+-[k*]error`` (the
 #: value with k times its error column) or ``~<regex>`` (the regex's first group in a text
-#: column), then ``/key=value`` (divided by the rows that differ only in that key, t by t).
+#: column, whose name may hold spaces: ``measured (independent se)~<regex>``), then
+#: ``/key=value`` (divided by the rows that differ only in that key, t by t).
 _READING = re.compile(
-    r"(?:(?P<aggregate>min|max|argmin|argmax|above):)?(?:(?P<factor>[\d.]+)\*)?(?P<column>\w+)"
+    r"(?:(?P<aggregate>min|max|argmin|argmax|above):)?(?:(?P<factor>[\d.]+)\*)?(?P<column>[^~]+?(?=~)|\w+)"
     r"(?:\+-(?:(?P<k>[\d.]+)\*)?(?P<error>\w+)|~(?P<pattern>.+))?(?:/(?P<key>\w+)=(?P<wanted>.+))?$", re.S)
 
 
@@ -286,11 +282,7 @@ def query(docs: Path, spec: str) -> str:
     rows = _matching_rows(table, filters, spec)
     if readings[0] == "count":
         return str(int(rows.sum()))
-    column, tilde, pattern = readings[0].partition("~")
-    if tilde:  # a text column, whose name may hold spaces: ``measured (independent se)~<regex>``
-        parts = {"column": column, "error": None, "key": None, "pattern": pattern, "aggregate": None}
-    else:
-        parts = _READING.match(readings[0])
+    parts = _READING.match(readings[0])
     names = [parts["column"], parts["error"], parts["key"]] if parts else [readings[0]]
     missing = [name for name in names if name and name not in table.columns]
     if not parts or missing:
