@@ -16,7 +16,7 @@ from reference import reference_run
 from colme.ccolme.kernel import simulate_runs
 from colme.ccolme.rules import WEIGHT_OFFSETS
 from colme.ccolme.spec import Curve, PanelSpec
-from colme.ccolme.weight_rules import user_weights
+from colme.ccolme.weight_rules import WeightRule, builtin_weights, inverse_size, user_weights
 from colme.config import ConfigError
 from colme.expansion import expand_config
 from colme.graphs import random_regular_edges
@@ -64,13 +64,21 @@ def simulate(settings):
     return {name: out["mse"][:, i] for i, name in enumerate(out["curves"])}, out["diagnostics"]
 
 
-def test_builtin_caps_in_float64_round_to_the_float32_division():
-    """The built-in cap divides in float64 and the float32 kernel stores it rounded: the
-    float32 quotient of today's kernel bit for bit, at every set size up to 2^20."""
+def test_builtin_caps_divide_in_the_lanes_precision_and_equal_the_rounded_float64_quotient():
+    """A built-in rule's offset reaches the kernel in the lanes' dtype, so its cap divides in
+    float32 in the float32 kernel: the float64 quotient rounded to float32 (the kernel's
+    numbers before) bit for bit, at every set size up to 2^20.  A researcher's parameters
+    stay float64."""
     sizes = np.arange(1, 2**20, dtype=np.float64)
-    for offset in WEIGHT_OFFSETS.values():
-        assert np.array_equal((1.0 / (sizes + offset)).astype(np.float32),
-                              np.float32(1.0) / (sizes.astype(np.float32) + np.float32(offset)))
+    for name, rule in builtin_weights().items():
+        for dtype in (np.float32, np.float64):
+            (offset,) = rule.param_array(dtype)
+            assert offset.dtype == dtype and offset == WEIGHT_OFFSETS[name]
+            caps = inverse_size(sizes.astype(dtype), 0.0, 0, offset)
+            assert caps.dtype == dtype
+            assert np.array_equal(caps, (1.0 / (sizes + WEIGHT_OFFSETS[name])).astype(dtype))
+    own = WeightRule("own", "inverse_size", (("offset", 1.0),), file="own.py", sha256="0" * 64)
+    assert own.param_array(np.float32).dtype == np.float64
 
 
 @pytest.mark.parametrize(("weights", "function", "population"), [

@@ -268,7 +268,7 @@ def simulate_runs(
     laws = population.kernel_laws()
     data = DataArrays.of(population.streams, centred=True)  # the kernel holds errors from the means
     options = {
-        "weight_params": weights.param_array(),
+        "weight_params": weights.param_array(dtype),
         "one": dtype(1),
         "block_scale": dtype(block_scale),
         "block_shift": dtype(block_shift),
