@@ -177,7 +177,10 @@ def consensus(changes, indptr, neighbour_row, edge_row, offset, one, block_scale
             w@ = as_state(accepted[re + U@], one) * min(own@, weight_cap[rb + U@])
             pull@ += w@ * (error[rb + U@] - d - mine@)
         trigger@ = per_agent_reset * flips[ra + U@] + everybody@
-        tick@ = one if trigger@ > zero else clock[ra + U@] + one
+        # Loaded before the select: a load in one arm of a conditional expression is a
+        # branch per lane (LLVM may not speculate it), mispredicted as often as clocks reset.
+        last@ = clock[ra + U@]
+        tick@ = one if trigger@ > zero else last@ + one
         clock[ra + U@] = tick@
         fresh@ = one / (np.floor(tick@ * block_scale) + block_shift + two)
         mixed@ = mine@ + pull@
@@ -209,7 +212,8 @@ def record_mse(t, column, indptr, neighbour_row, edge_row, one, sample_sum, acce
             rb = neighbour_row[k]
             re = edge_row[k]
             largest@ = max(largest@, as_state(accepted[re + U@], one) * set_size[rb + U@])
-        estimate@ = local_error if largest@ <= two else np.float64(error[ra + U@])
+        current@ = np.float64(error[ra + U@])  # loaded before the select (see ``consensus``)
+        estimate@ = local_error if largest@ <= two else current@
         squared@ += estimate@ * estimate@
         group_squared[group_row[ra + U@] + U@] += estimate@ * estimate@  #:grouped
     mse_out[@, column] = squared@ / n_agents
