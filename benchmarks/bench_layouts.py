@@ -260,6 +260,16 @@ VARIANTS = {
 }
 
 
+def timed_rounds(seconds_of, names, repeat: int) -> dict[str, list[float]]:
+    """``seconds_of(name)`` for every name, ``repeat`` rounds each running every name once:
+    drifts of the machine hit every variant alike."""
+    times = {name: [] for name in names}
+    for _ in range(repeat):
+        for name in names:
+            times[name].append(seconds_of(name))
+    return times
+
+
 def variant(changes: tuple[str, ...]):
     """(template, workspace class, lanes, kernel wrapper) of a set of changes (``large``:
     the kernel's own layout for large graphs, ``kernel_source``)."""
@@ -327,10 +337,7 @@ def main() -> None:
         reference = run("today", args.check_steps)[1]
         for name in names:
             assert np.array_equal(run(name, args.check_steps)[1], reference), f"{name} is not bit-identical"
-        times = {name: [] for name in names}
-        for _ in range(args.repeat):  # interleaved, so that drifts of the machine hit every variant
-            for name in names:
-                times[name].append(run(name, args.steps)[0])
+        times = timed_rounds(lambda name: run(name, args.steps)[0], names, args.repeat)
     finally:
         consensus.Workspace, consensus.lane_groups = original[:2]
         codegen._KERNELS.clear()

@@ -60,7 +60,7 @@ def unit_laplace(u):
 
     The simulation kernels call this per draw; u = 0 (probability 2^-53) maps to 0.
     Written with selects, not branches: which half u falls in is a coin flip, a branch
-    the CPU mispredicts half the time (8% of the Fig. 1 r = 5 kernel's time).  The value
+    the CPU mispredicts half the time (docs/kernel.md, "Where a step's time goes").  The value
     is the branchy form's bit for bit: log(2u) or log(2 - 2u) of the same argument, then
     an exact sign change (x -> -x), and log(1) = +0 where u = 0.
     """

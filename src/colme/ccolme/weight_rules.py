@@ -51,8 +51,8 @@ def inverse_size(size, degree, n_agents, offset):
 
     The division runs in the precision of its operands: the kernel passes a built-in
     rule's offset in the lanes' precision (``WeightRule.param_array``), so the float32
-    kernel divides its 12 lanes in float32, at a tenth less of the Fig. 1 kernel's time
-    than in float64.  It is the number float64's quotient rounded to float32 would be (the
+    kernel divides its lanes in float32, not float64 (docs/kernel.md, "Where a step's time
+    goes").  It is the number float64's quotient rounded to float32 would be (the
     kernel's before), as a quotient correctly rounded to 53 bits and then to 24 is
     correctly rounded to 24 (53 >= 2 * 24 + 2; the sum |C_a| + offset is an exact small
     integer)."""
