@@ -50,13 +50,15 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-import pandas as pd
 
 from .errors import ConfigError
 from .graphs import canonical_edges, edge_list_problem, edge_list_tokens, file_sha256
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: The file layouts.
 LAYOUTS = ("long", "wide")
@@ -175,6 +177,8 @@ class AgentStreams:
 def _read_table(path: Path, what: str = "data file") -> pd.DataFrame:
     """The file's table, every cell as written (strings), so nothing is converted silently
     (``what``: the kind of file, for the errors)."""
+    import pandas as pd  # lazy: reading a data file; a job without one starts pandas-free (colme.registry)
+
     if not path.is_file():
         raise DataFileError(f"{what} {str(path)!r} is not a file (relative paths are from the workflow's folder)")
     if path.stat().st_size == 0:
@@ -205,6 +209,8 @@ def _numbers(table: pd.DataFrame, column: str, path: Path, kind: str = "number",
              allow_empty: bool = False) -> np.ndarray:
     """A column's cells as float64; refuses non-numeric, NaN and infinite cells (and empty
     ones unless ``allow_empty``: they read NaN), naming the file, the column and the rows."""
+    import pandas as pd  # lazy: as _read_table
+
     cells = table[column].fillna("").astype(str).str.strip()
     empty = cells.eq("").to_numpy()
     values = pd.to_numeric(cells.where(~empty, None), errors="coerce").to_numpy(dtype=np.float64)
@@ -247,6 +253,8 @@ def _check_columns(table: pd.DataFrame, path: Path, required: list[str], optiona
 def _per_agent(table: pd.DataFrame, agents: np.ndarray, column: str, path: Path, order: list[str],
                kind: str) -> np.ndarray:
     """One value per agent of a column that must be constant over each agent's rows."""
+    import pandas as pd  # lazy: as _read_table
+
     if kind == "class":
         cells = table[column].fillna("").astype(str).str.strip()
         empty = cells.eq("").to_numpy()
@@ -278,6 +286,8 @@ def read_streams(path: str | Path, layout: str = "long", columns: dict | None = 
     within an agent, classes without agents (integer classes 0..K-1 with one missing), and
     values outside a declared range (unless ``clip``).
     """
+    import pandas as pd  # lazy: as _read_table
+
     path = Path(path)
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
@@ -423,6 +433,8 @@ def read_class_map(path: str | Path, columns: dict | None = None) -> ClassMap:
     """A class map (module docstring), checked: refuses, naming the file, the column and
     the rows, an empty file, missing or extra columns, an empty agent or class, an agent
     on several rows, and integer classes 0..K-1 with one missing."""
+    import pandas as pd  # lazy: as _read_table
+
     path = Path(path)
     names = CLASS_MAP_COLUMNS | (columns or {})
     table = _read_table(path, "class map")

@@ -39,18 +39,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-import pandas as pd
 
-from .aggregation import (
-    COVARIANCE_COLUMNS,
-    DIAGNOSTICS_COLUMNS,
-    aggregate_table,
-    covariance_table,
-    diagnostics_table,
-)
 from .datafiles import clipped_share, file_record, fixed_classes, streams_from_settings
 from .errors import ConfigError
 from .instances import make_instances, privacy_ranks, run_agent_means
@@ -60,6 +52,9 @@ from .progress import Progress, kernel_seconds
 from .provenance import table_provenance
 from .seeding import run_generator, stream_name
 from .world import check_world, graph_choice, world_graph, world_instance_params, world_instances, world_numeric_params
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Settings that never enter an engine's numbers: drawing-only keys and the run bookkeeping
 #: (``runs`` enters the tables, through the chunk files it selects, not the simulation).
@@ -87,8 +82,24 @@ class FigureTables(NamedTuple):
     provenance: dict
 
 
-NO_PAIRS = pd.DataFrame(columns=COVARIANCE_COLUMNS)
-NO_DIAGNOSTICS = pd.DataFrame(columns=DIAGNOSTICS_COLUMNS)
+
+
+def no_pairs() -> pd.DataFrame:
+    """The covariance table of a figure without pairs of simulated curves: no rows."""
+    import pandas as pd  # lazy: a simulate job's start-up stays pandas-free (colme.registry)
+
+    from .aggregation import COVARIANCE_COLUMNS  # lazy: as pandas (colme.aggregation is the table stage's)
+
+    return pd.DataFrame(columns=COVARIANCE_COLUMNS)
+
+
+def no_diagnostics() -> pd.DataFrame:
+    """The diagnostics table of a figure without diagnostics: no rows."""
+    import pandas as pd  # lazy: as no_pairs
+
+    from .aggregation import DIAGNOSTICS_COLUMNS  # lazy: as no_pairs
+
+    return pd.DataFrame(columns=DIAGNOSTICS_COLUMNS)
 
 
 def population(settings: dict) -> Population:
@@ -409,6 +420,8 @@ class Algorithm(ABC):
 
     def supplement(self, spec, instances: list[dict]) -> tuple[pd.DataFrame, dict]:
         """The supplementary table and what of it goes into the provenance."""
+        import pandas as pd  # lazy: as no_pairs
+
         return pd.DataFrame(), {}
 
     def sample_privacy(self, spec) -> list[dict]:
@@ -495,6 +508,8 @@ class SimulatedEngine(World, Algorithm, PanelDrawn, Engine):
         return {"sims": chunk_paths("chunks"), "instances": chunk_paths("instances")}
 
     def tables(self, figure, params, inputs):
+        from .aggregation import aggregate_table, covariance_table, diagnostics_table  # lazy: as no_pairs
+
         spec = self.spec(params)
         sims, instances = load_simulation(figure, params, inputs["sims"], inputs["instances"])
         if self.has_mixes(params) or "group_sums" in sims[0]:  # closed forms per privacy level and group

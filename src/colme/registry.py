@@ -14,23 +14,15 @@ Also here: what the core asks of a figure through its engine (stage params, capt
 
 from __future__ import annotations
 
+import importlib
 import warnings
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 
-from .ccolme.engine import ConsensusEngine
-from .derived.overlay import OverlayEngine
-from .derived.scaling import ScalingEngine
-from .derived.scorecard import ScorecardEngine
-from .derived.sweeps import SweepEngine
-from .derived.zoom import ZoomEngine
 from .engines import Engine
-from .pricer.engine import PricerEngine
-from .private_colme.engine import OracleEngine, PrivateColmeEngine
 from .provenance import format_caption
-from .scalable.engine import ScalableEngine
 
 #: Engine names kept for old configs: old name -> current name.
-ALIASES = {"colme": PrivateColmeEngine.name}
+ALIASES = {"colme": "private_colme"}
 
 
 class EngineContractError(TypeError):
@@ -38,12 +30,21 @@ class EngineContractError(TypeError):
 
 
 class Registry(MutableMapping):
-    """Engines by name, in registration order; setting one checks its contract."""
+    """Engines by name, in registration order; setting one checks its contract.
+
+    An engine may also be registered by name with the function that makes it
+    (``register_lazy``): it is made, and its contract checked, when first looked up, so a
+    job that needs one engine imports that engine's modules only (a simulate job's
+    start-up: numpy and numba, without pandas or scipy).
+    """
 
     def __init__(self) -> None:
         self._engines: dict[str, Engine] = {}
+        self._makers: dict[str, Callable[[], Engine]] = {}
 
     def __getitem__(self, name: str) -> Engine:
+        if name in self._makers:
+            self[name] = self._makers[name]()
         return self._engines[name]
 
     def __setitem__(self, name: str, engine: Engine) -> None:
@@ -53,10 +54,12 @@ class Registry(MutableMapping):
             raise EngineContractError(f"engine {name!r} is a {type(engine).__qualname__}, not a colme.engines.Engine")
         if not engine.figure_schema:
             raise EngineContractError(f"engine {name!r} names no figure_schema (its figures' schema definition)")
+        self._makers.pop(name, None)
         self._engines[name] = engine
 
     def __delitem__(self, name: str) -> None:
         del self._engines[name]
+        self._makers.pop(name, None)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._engines)
@@ -68,21 +71,41 @@ class Registry(MutableMapping):
         self[engine.name] = engine
         return engine
 
+    def register_lazy(self, name: str, make: Callable[[], Engine]) -> None:
+        """Register the engine ``make()`` under ``name``, made at its first lookup."""
+        self._engines[name] = None  # its place in the registration order
+        self._makers[name] = make
+
+
+def _built_in(module: str, cls: str, derived: bool = False) -> Callable[[], Engine]:
+    """The maker of built-in engine ``cls`` of ``colme.<module>`` (a derived engine is
+    handed the registry)."""
+
+    def make() -> Engine:
+        engine_class = getattr(importlib.import_module(f".{module}", __package__), cls)
+        return engine_class(ENGINES) if derived else engine_class()
+
+    return make
+
 
 ENGINES = Registry()
-for _engine in (
-    ConsensusEngine(),  # Private-C-ColME (default)
-    PrivateColmeEngine(),  # Private-ColME, simulated
-    OracleEngine(),  # Private-ColME's Proposition 3 / Remark 3, exact
-    ZoomEngine(ENGINES),  # a view of another figure's table
-    PricerEngine(),  # PriCER
-    ScalingEngine(ENGINES),  # simulated figures side by side, and their time per step against M
-    SweepEngine(ENGINES),  # a figure over one or two parameters, each point a simulated figure
-    ScalableEngine(),  # C-ColME and B-ColME (Galante et al., AAAI 2025)
-    OverlayEngine(ENGINES),  # the curves of figures drawing the same streams, in one panel
-    ScorecardEngine(ENGINES),  # algorithms x worlds x eps, each cell a simulated figure
+for _name, _make in (
+    ("ccolme", _built_in("ccolme.engine", "ConsensusEngine")),  # Private-C-ColME (default)
+    ("private_colme", _built_in("private_colme.engine", "PrivateColmeEngine")),  # Private-ColME, simulated
+    ("oracle", _built_in("private_colme.engine", "OracleEngine")),  # Private-ColME's Proposition 3 / Remark 3, exact
+    ("zoom", _built_in("derived.zoom", "ZoomEngine", derived=True)),  # a view of another figure's table
+    ("pricer", _built_in("pricer.engine", "PricerEngine")),  # PriCER
+    # simulated figures side by side, and their time per step against M
+    ("scaling", _built_in("derived.scaling", "ScalingEngine", derived=True)),
+    # a figure over one or two parameters, each point a simulated figure
+    ("sweep", _built_in("derived.sweeps", "SweepEngine", derived=True)),
+    ("scalable", _built_in("scalable.engine", "ScalableEngine")),  # C-ColME and B-ColME (Galante et al., AAAI 2025)
+    # the curves of figures drawing the same streams, in one panel
+    ("overlay", _built_in("derived.overlay", "OverlayEngine", derived=True)),
+    # algorithms x worlds x eps, each cell a simulated figure
+    ("scorecard", _built_in("derived.scorecard", "ScorecardEngine", derived=True)),
 ):
-    ENGINES.register(_engine)
+    ENGINES.register_lazy(_name, _make)
 
 
 def canonical_engine(name: str, where: str) -> str:

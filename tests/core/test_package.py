@@ -4,6 +4,7 @@ engine contract is enforced when an engine is registered, and the docs' engine l
 are the registry's."""
 
 import ast
+import json
 import re
 import subprocess
 import sys
@@ -21,10 +22,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: What a function-local import may defer: compiled kernels (and the compiled replay of data
 #: files with the stream it reads, ``colme.replay``, ``colme.ccolme.randoms``), plotting,
-#: SciPy's optimiser, and the privacy audit (``colme.audit``: Numba and dp-accounting).
+#: SciPy's optimiser, the privacy audit (``colme.audit``: Numba and dp-accounting), and
+#: pandas with the table stage's modules (``colme.aggregation``, an engine's ``tables``),
+#: which an instance or simulate job never needs.
 HEAVY = re.compile(
-    r"^(matplotlib|seaborn|scipy|numba|llvmlite|colme\.plotting|colme\.replay|colme\.ccolme\.randoms|colme\.audit"
-    r"|colme\.(\w+\.)?(kernel|plots|figures))\b"
+    r"^(matplotlib|seaborn|scipy|numba|llvmlite|pandas|colme\.plotting|colme\.replay|colme\.ccolme\.randoms"
+    r"|colme\.audit|colme\.aggregation|colme\.(\w+\.)?(kernel|plots|figures|tables))\b"
 )
 
 
@@ -56,7 +59,9 @@ def imports() -> list[tuple[str, str, int, bool, str]]:
                 for _ in range(node.level - 1):
                     base = base.rpartition(".")[0]
                 module = node.module if not node.level else ".".join(p for p in (base, node.module) if p)
-                targets = [module] + [f"{module}.{a.name}" for a in node.names if f"{module}.{a.name}" in modules]
+                submodules = [f"{module}.{a.name}" for a in node.names if f"{module}.{a.name}" in modules]
+                # ``from . import tables`` imports the submodule (its package is loaded already)
+                targets = submodules if len(submodules) == len(node.names) else [module, *submodules]
             else:
                 continue
             first = node.lineno - 1  # the import's line and the imports and comment above it
@@ -101,6 +106,43 @@ def test_importing_the_configuration_loads_no_kernel():
     kernels = [m for m in loaded if re.search(r"\b(kernel|codegen|randoms|replay|template|plots|plotting)$", m)]
     assert not kernels, f"importing colme.config loads {kernels}"
     assert "colme.config" in loaded
+
+
+def test_an_instance_or_simulate_job_starts_without_pandas(tmp_path):
+    """The workflow's instances and simulate scripts import ``colme.stages`` and look up
+    one engine (``colme.registry`` makes it then): over 100 such jobs a default build,
+    pandas' import (about 0.4 s of each job's start-up) is left to the table stage."""
+    from colme.config import load_schema, resolve_figure
+    from colme.expansion import validate_config
+    from colme.stages import makers, result_path
+
+    small = {"n_agents": 12, "t_max": 30, "runs": 2, "chunk_runs": 2, "grid": {"linear": 5, "log": 3}}
+    figures = {
+        "ccolme": {"engine": "ccolme", "degree": 3, "eps": [1], "theta_k": [6], **small},
+        "scalable": {"engine": "scalable", "degree": 3, "depths": [2], **small},
+        "private_colme": {"engine": "private_colme", "schedules": ["rr"], "mechanisms": ["pm1"], **small},
+    }
+    config = validate_config({"seed": 1, "figures": figures}, load_schema())
+    jobs = []
+    for figure in figures:
+        made_by = makers(figure, resolve_figure(config, figure), 0, 2)
+        jobs.append([made_by["instances"], made_by["chunks"],
+                     *(result_path(kind, figure, 0, 2, made_by[kind], root=tmp_path) for kind in made_by)])
+    code = (
+        "import json, sys\n"
+        "from colme.stages import write_chunk, write_instances\n"
+        "for instances, chunk, instance_path, chunk_path in json.loads(sys.argv[1]):\n"
+        "    write_instances(instances, instance_path)\n"
+        "    write_chunk(chunk, instance_path, chunk_path)\n"
+        "print(' '.join(sorted(sys.modules)))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code, json.dumps(jobs)], capture_output=True, text=True,
+                            check=True).stdout.split()
+    assert "colme.ccolme.kernel" in loaded and "colme.scalable.kernel" in loaded  # the jobs ran their kernels
+    assert all(Path(path).is_file() for job in jobs for path in job[2:])
+    heavy = [m for m in loaded if m.split(".")[0] in ("pandas", "matplotlib", "seaborn", "networkx")
+             or m in ("scipy.stats", "colme.aggregation")]
+    assert not heavy, f"an instance or simulate job imports {heavy}"
 
 
 class Incomplete(PanelDrawn, Engine):

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..aggregation import ALL_AGENTS, group_rows, panel_rows
-from ..engines import NO_PAIRS, FigureTables, check_names_figure, table_path
+from ..engines import FigureTables, check_names_figure, no_pairs, table_path
 from ..errors import ConfigError
 from ..seeding import stream_name
 from .base import DerivedEngine
@@ -98,7 +98,7 @@ class OverlayEngine(DerivedEngine):
             "sources": {s: {"settings": m["settings"], "runs": m["runs"], "curves": m["curves"]}
                         for s, m in zip(sources, metas, strict=True)},
         }
-        return FigureTables(table, pd.DataFrame(), NO_PAIRS, diagnostics, provenance)
+        return FigureTables(table, pd.DataFrame(), no_pairs(), diagnostics, provenance)
 
     def figure_interpretations(self, settings):
         return ()

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..engines import NO_DIAGNOSTICS, NO_PAIRS, FigureTables, check_names_figure, table_path
+from ..engines import FigureTables, check_names_figure, no_diagnostics, no_pairs, table_path
 from .base import DerivedEngine
 
 #: Columns of the timing table (the figure's supplement), one row per source.
@@ -85,7 +85,7 @@ class ScalingEngine(DerivedEngine):
                         for s, m in zip(sources, metas, strict=True)},
             "timing": timing.to_dict(orient="records"),
         }
-        return FigureTables(pd.concat(frames, ignore_index=True), timing, NO_PAIRS, NO_DIAGNOSTICS, provenance)
+        return FigureTables(pd.concat(frames, ignore_index=True), timing, no_pairs(), no_diagnostics(), provenance)
 
     def subtitle(self, meta):
         runs = ", ".join(f"M={s['settings']['n_agents']:g}: {s['runs']}" for s in meta["sources"].values())

@@ -42,7 +42,7 @@ import yaml
 from scipy.special import ndtr  # Phi; the normal's sf(x) is ndtr(-x), without scipy.stats' start-up
 
 from ..aggregation import panel_rows
-from ..engines import NO_DIAGNOSTICS, NO_PAIRS, FigureTables, check_names_figure, table_path
+from ..engines import FigureTables, check_names_figure, no_diagnostics, no_pairs, table_path
 from ..errors import ConfigError
 from ..integrity import load_verified
 from .base import DerivedEngine
@@ -388,7 +388,7 @@ class ScorecardEngine(DerivedEngine):
             "tests": f"one-sided z tests, Holm over the card's {tests} tests at family-wise {ALPHA:g}",
             "frontier": frontier(card),
         }
-        return FigureTables(card.reset_index(drop=True), pd.DataFrame(), NO_PAIRS, NO_DIAGNOSTICS, provenance)
+        return FigureTables(card.reset_index(drop=True), pd.DataFrame(), no_pairs(), no_diagnostics(), provenance)
 
     def figure_interpretations(self, settings):
         return (

@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ..aggregation import groups_as_curves
-from ..engines import NO_DIAGNOSTICS, NO_PAIRS, FigureTables, check_names_figure, table_path
+from ..engines import FigureTables, check_names_figure, no_diagnostics, no_pairs, table_path
 from ..errors import ConfigError
 from ..provenance import table_provenance
 from .base import DerivedEngine
@@ -555,7 +555,7 @@ class SweepEngine(DerivedEngine):
             + [simplex_note(simplex) for simplex in rescaled_simplices(params)],
             "margins": supplement.astype(object).where(supplement.notna(), None).to_dict(orient="records"),
         }
-        return FigureTables(table, supplement, NO_PAIRS, NO_DIAGNOSTICS, provenance)
+        return FigureTables(table, supplement, no_pairs(), no_diagnostics(), provenance)
 
     @staticmethod
     def _crossings(table: pd.DataFrame, margins: pd.DataFrame, key: str) -> pd.DataFrame:

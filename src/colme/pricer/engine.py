@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..engines import NO_DIAGNOSTICS, NO_PAIRS, Engine, FigureTables, stream_name
+from ..engines import Engine, FigureTables, no_diagnostics, no_pairs, stream_name
 from ..errors import ConfigError
 from ..seeding import figure_generator
 from .choices import CHOICES
@@ -66,7 +66,7 @@ class PricerEngine(Engine):
         }
         runs = int(table["runs"].max()) if "runs" in table.columns else 0
         provenance = {"runs": runs, "compute_seconds": seconds, **extras}
-        return FigureTables(table, supplement, NO_PAIRS, NO_DIAGNOSTICS, provenance)
+        return FigureTables(table, supplement, no_pairs(), no_diagnostics(), provenance)
 
     def subtitle(self, meta: dict) -> str:
         settings = meta["settings"]

@@ -7,12 +7,12 @@ import time
 from pathlib import Path
 
 from ..engines import (
-    NO_DIAGNOSTICS,
-    NO_PAIRS,
     Engine,
     FigureTables,
     PanelDrawn,
     SimulatedEngine,
+    no_diagnostics,
+    no_pairs,
     population,
     population_summary,
     wall_minutes,
@@ -24,7 +24,6 @@ from ..world import check_data
 from .choices import ORACLE, PER_CLASS_SIGMA, SIMULATION
 from .decision_rules import user_rule
 from .spec import DIAGNOSTICS, UNSUPPORTED_VARIANCE, ColmeCurve, ColmeSpec, variance_supported
-from .tables import curve_fields, oracle_table, privacy_table
 
 SCHEMA = Path(__file__).with_name("schema.yaml")
 #: Conservative throughputs for sizing cluster jobs: agent-steps/s (one query, release
@@ -106,6 +105,14 @@ def panel_style(table):
     return panel_style(table)
 
 
+
+def _tables():
+    """``colme.private_colme.tables``, imported by the table stage only: a simulate job
+    starts without pandas (``colme.registry``)."""
+    from . import tables  # lazy: pandas, the table stage's
+
+    return tables
+
 class PrivateColmeEngine(SimulatedEngine):
     """Private-ColME (arXiv:2411.07094): all-to-all queries, p-sum releases, decision rule."""
 
@@ -151,10 +158,10 @@ class PrivateColmeEngine(SimulatedEngine):
         return ("the true classes (oracle class estimator)",) if settings.get("oracle") else ()
 
     def curve_fields(self, spec, curve):
-        return curve_fields(spec, curve)
+        return _tables().curve_fields(spec, curve)
 
     def supplement(self, spec, instances):
-        privacy = privacy_table(spec)
+        privacy = _tables().privacy_table(spec)
         return privacy, {"privacy": privacy.to_dict(orient="records")}
 
     def sample_privacy(self, spec):
@@ -162,7 +169,7 @@ class PrivateColmeEngine(SimulatedEngine):
         composition over the p-sums it enters with one querying agent (PM-I one, PM-II up
         to floor(log2 k) + 1 dyadic blocks after k releases, the worst case over schedules:
         k <= t_max), and Sch-Var-1's partial-variance release."""
-        privacy = privacy_table(spec)
+        privacy = _tables().privacy_table(spec)
         found = []
         for curve in spec.curves:
             rows = privacy[(privacy["mechanism"] == curve.mechanism) & (privacy["noise"] == curve.noise)
@@ -237,11 +244,11 @@ class OracleEngine(PanelDrawn, Engine):
     def tables(self, figure, params, inputs):
         spec = self.spec(params)
         start = time.process_time()
-        table = oracle_table(spec)
-        privacy = privacy_table(spec)
+        table = _tables().oracle_table(spec)
+        privacy = _tables().privacy_table(spec)
         extras = {"curves": [c.name for c in spec.curves], "privacy": privacy.to_dict(orient="records")}
         provenance = {"runs": 0, "compute_seconds": time.process_time() - start, **extras}
-        return FigureTables(table, privacy, NO_PAIRS, NO_DIAGNOSTICS, provenance)
+        return FigureTables(table, privacy, no_pairs(), no_diagnostics(), provenance)
 
     def subtitle(self, meta: dict) -> str:
         settings = meta["settings"]

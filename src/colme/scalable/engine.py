@@ -7,8 +7,6 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import pandas as pd
-
 from ..engines import WorldEngine, population, population_summary, wall_minutes
 from ..errors import ConfigError
 from ..graphs import expected_mean_degree
@@ -66,6 +64,8 @@ MAX_JOB_BYTES = 64 * 2**30
 def with_local_curves(diagnostics):
     """The diagnostics with "wrong local estimates" drawn as curves "Local eps=..." of the
     "wrong estimates" panel (the first curve's, per privacy level)."""
+    import pandas as pd  # lazy: a simulate job starts without pandas (colme.registry)
+
     local = diagnostics[diagnostics["quantity"] == DIAGNOSTICS[4]]
     eps = local["curve"].str.rsplit(" eps=", n=1).str[1]
     first = local.groupby(eps, sort=False)["curve"].transform("first")
