@@ -349,25 +349,25 @@ def _message_passing(t, indptr, neighbours, reverse, depth, previous_mean, mean,
     """B-ColME's step: the tables of the kept links (``table_*``) from the neighbours'
     previous tables (``previous_*``, non-backtracking), then each agent's
     sample-count-weighted mean of its own mean and the tables' means (a mean k + 1 steps
-    old stands for t - 1 - k samples)."""
+    old stands for t - 1 - k samples).  A link a drops writes no table: at t + 1 its row
+    of ``previous_*`` is read only where ``previous_active`` keeps it."""
     n = indptr.shape[0] - 1
-    for b in range(n):
-        for k in range(depth):
-            total_sum[b, k] = 0.0
-            total_count[b, k] = 0.0
-        for link in range(indptr[b], indptr[b + 1]):
-            if previous_active[link]:
-                for k in range(depth):
-                    total_sum[b, k] += previous_sum[link, k]
-                    total_count[b, k] += previous_count[link, k]
+    relayed = depth - 1  # the hops a table passes on: its last hop is read by its own agent only
+    if relayed > 0:
+        for b in range(n):
+            for k in range(relayed):
+                total_sum[b, k] = 0.0
+                total_count[b, k] = 0.0
+            for link in range(indptr[b], indptr[b + 1]):
+                if previous_active[link]:
+                    for k in range(relayed):
+                        total_sum[b, k] += previous_sum[link, k]
+                        total_count[b, k] += previous_count[link, k]
     for a in range(n):
         weighted = t * mean[a]
         weight = t
         for link in range(indptr[a], indptr[a + 1]):
-            if not active[link]:
-                for k in range(depth):
-                    table_sum[link, k] = 0.0
-                    table_count[link, k] = 0.0
+            if not active[link]:  # its table is never read: the next step reads kept links' only
                 continue
             b = neighbours[link]
             back = reverse[link]
