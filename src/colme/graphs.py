@@ -162,14 +162,32 @@ def adjacency(edges: np.ndarray, n_agents: int) -> np.ndarray:
     return adj
 
 
-def csr_neighbours(edges: np.ndarray, n_agents: int) -> tuple[np.ndarray, np.ndarray]:
-    """Neighbour lists in CSR form (indptr (M+1,), neighbours (2E,)), sorted per agent."""
+def _csr_order(edges: np.ndarray, n_agents: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CSR ``indptr``, the sorted neighbours and the sorting permutation of the directed
+    links (edge i's two directions are links i and i + E before sorting)."""
     heads = np.concatenate([edges[:, 0], edges[:, 1]]).astype(np.int64)
     tails = np.concatenate([edges[:, 1], edges[:, 0]]).astype(np.int64)
     order = np.lexsort((tails, heads))
     indptr = np.zeros(n_agents + 1, dtype=np.int64)
     np.cumsum(np.bincount(heads, minlength=n_agents), out=indptr[1:])
-    return indptr, tails[order]
+    return indptr, tails[order], order
+
+
+def csr_neighbours(edges: np.ndarray, n_agents: int) -> tuple[np.ndarray, np.ndarray]:
+    """Neighbour lists in CSR form (indptr (M+1,), neighbours (2E,)), sorted per agent."""
+    indptr, neighbours, _ = _csr_order(edges, n_agents)
+    return indptr, neighbours
+
+
+def csr_links(edges: np.ndarray, n_agents: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``csr_neighbours`` and, per directed link a -> b (a CSR position), the position of
+    its reverse b -> a (``reverse``, (2E,) int64), for an edge list without duplicates or
+    self-loops (``canonical_edges``): read off the sorting permutation in O(E)."""
+    indptr, neighbours, order = _csr_order(edges, n_agents)
+    position = np.empty_like(order)
+    position[order] = np.arange(order.size)
+    reverse = position[(order + len(edges)) % max(order.size, 1)]
+    return indptr, neighbours, reverse
 
 
 # --- Graph families beyond the random regular one (issue 19) -----------------------------

@@ -355,3 +355,25 @@ def test_family_instances_pad_unequal_edge_counts_and_do_not_depend_on_the_chunk
             sizes[list(component)] = len(component)
         np.testing.assert_array_equal(whole["component_sizes"][run], sizes)
     assert (whole["component_sizes"] == 1).any()  # isolated agents: n_a = 1, the local branch
+
+
+@pytest.mark.parametrize("edges", [
+    random_regular_edges(3, 10, np.random.default_rng(1)),
+    random_regular_edges(10, 500, np.random.default_rng(2)),
+    graphs.erdos_renyi_edges(60, 0.05, np.random.default_rng(3)),  # isolated agents too
+    graphs.barabasi_albert_edges(80, 2, np.random.default_rng(4)),
+    np.zeros((0, 2), dtype=np.int32),
+], ids=["regular-10", "regular-500", "erdos-renyi", "barabasi-albert", "no-edge"])
+def test_each_directed_link_knows_its_reverse(edges):
+    """``csr_links``' reverse of link a -> b is the CSR position of b -> a, as a search over
+    the sorted (head, tail) keys finds it."""
+    n_agents = int(edges.max()) + 1 if len(edges) else 4
+    indptr, neighbours, reverse = graphs.csr_links(edges, n_agents)
+    np.testing.assert_array_equal(indptr, graphs.csr_neighbours(edges, n_agents)[0])
+    np.testing.assert_array_equal(neighbours, graphs.csr_neighbours(edges, n_agents)[1])
+    heads = np.repeat(np.arange(n_agents), np.diff(indptr))
+    keys = heads * n_agents + neighbours  # sorted: CSR lists each agent's neighbours in order
+    expected = np.searchsorted(keys, neighbours * n_agents + heads)
+    assert reverse.dtype == np.int64 and len(reverse) == 2 * len(edges)
+    np.testing.assert_array_equal(reverse, expected)
+    np.testing.assert_array_equal(reverse[reverse], np.arange(len(reverse)))

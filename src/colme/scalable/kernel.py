@@ -31,7 +31,7 @@ import numpy as np
 from .._jit import call_kernel, check_shapes, jit_noalias
 from ..ccolme.randoms import _GOLDEN, _mix_uniform, run_key
 from ..datafiles import DataArrays
-from ..graphs import csr_neighbours, valid_edges
+from ..graphs import csr_links, valid_edges
 from ..populations import KernelLaws, centred_sample
 from ..privacy import unit_laplace
 from ..progress import Progress, time_segments
@@ -426,11 +426,8 @@ def _record_diagnostics(indptr, same, active, changed, estimate, mean, agent_mea
 def link_arrays(edges: np.ndarray, classes: np.ndarray, n_agents: int) -> dict[str, np.ndarray]:
     """The directed links of an undirected edge list (E, 2): CSR ``indptr``, ``neighbours``,
     ``reverse`` (the index of b -> a for a -> b) and ``same`` (classmates)."""
-    indptr, neighbours = csr_neighbours(edges, n_agents)
+    indptr, neighbours, reverse = csr_links(edges, n_agents)
     heads = np.repeat(np.arange(n_agents), np.diff(indptr))
-    keys = heads.astype(np.int64) * n_agents + neighbours
-    order = np.argsort(keys, kind="stable")
-    reverse = order[np.searchsorted(keys[order], neighbours.astype(np.int64) * n_agents + heads)]
     return {
         "indptr": indptr.astype(np.int64),
         "neighbours": neighbours.astype(np.int64),
