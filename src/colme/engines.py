@@ -64,11 +64,11 @@ NOT_NUMERIC = frozenset({"title", "runs", "chunk_runs"})
 RUN_OVERRIDES = ("runs", "t_max", "chunk_runs")
 
 
-
 def table_path(results: str, figure: str, suffix: str = ".csv") -> str:
     """Where the table stage writes ``figure``'s table (``suffix``: ``.csv``, ``.json``,
     ``_supplement.csv``, ...) in the results folder ``results``."""
     return f"{results}/tables/{figure}{suffix}"
+
 
 class FigureTables(NamedTuple):
     """What a figure's table stage writes: the tidy table, the supplementary table, the
@@ -80,8 +80,6 @@ class FigureTables(NamedTuple):
     covariance: pd.DataFrame
     diagnostics: pd.DataFrame
     provenance: dict
-
-
 
 
 def no_pairs() -> pd.DataFrame:
@@ -445,6 +443,7 @@ class SimulatedEngine(World, Algorithm, PanelDrawn, Engine):
 
     simulated = True
     overridable = RUN_OVERRIDES
+
     def instance_params(self, settings: dict) -> dict:
         """The settings that determine a run range's instances.  Not the stream: an instance
         file belongs to the figure whose streams it draws (``stream_name``), so every figure

@@ -35,7 +35,7 @@ class Registry(MutableMapping):
     An engine may also be registered by name with the function that makes it
     (``register_lazy``): it is made, and its contract checked, when first looked up, so a
     job that needs one engine imports that engine's modules only (a simulate job's
-    start-up: numpy and numba, without pandas or scipy).
+    start-up: numpy and numba, without pandas).
     """
 
     def __init__(self) -> None:

@@ -105,13 +105,13 @@ def panel_style(table):
     return panel_style(table)
 
 
-
 def _tables():
     """``colme.private_colme.tables``, imported by the table stage only: a simulate job
     starts without pandas (``colme.registry``)."""
     from . import tables  # lazy: pandas, the table stage's
 
     return tables
+
 
 class PrivateColmeEngine(SimulatedEngine):
     """Private-ColME (arXiv:2411.07094): all-to-all queries, p-sum releases, decision rule."""
