@@ -34,6 +34,7 @@ out.  ``docs/adding_an_engine.md`` walks through adding one.
 
 from __future__ import annotations
 
+import importlib
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
@@ -98,6 +99,13 @@ def no_diagnostics() -> pd.DataFrame:
     from .aggregation import DIAGNOSTICS_COLUMNS  # lazy: as no_pairs
 
     return pd.DataFrame(columns=DIAGNOSTICS_COLUMNS)
+
+
+def table_module(package: str):
+    """``<package>.tables``, an engine subpackage's table-stage module, imported when a table
+    is made: it imports pandas, which an instance or simulate job never loads
+    (``colme.registry``)."""
+    return importlib.import_module(".tables", package)
 
 
 def population(settings: dict) -> Population:

@@ -39,12 +39,11 @@ class Registry(MutableMapping):
     """
 
     def __init__(self) -> None:
-        self._engines: dict[str, Engine] = {}
-        self._makers: dict[str, Callable[[], Engine]] = {}
+        self._engines: dict[str, Engine | Callable[[], Engine]] = {}  # an engine, or its maker
 
     def __getitem__(self, name: str) -> Engine:
-        if name in self._makers:
-            self[name] = self._makers[name]()
+        if not isinstance(self._engines[name], Engine):
+            self[name] = self._engines[name]()
         return self._engines[name]
 
     def __setitem__(self, name: str, engine: Engine) -> None:
@@ -54,12 +53,10 @@ class Registry(MutableMapping):
             raise EngineContractError(f"engine {name!r} is a {type(engine).__qualname__}, not a colme.engines.Engine")
         if not engine.figure_schema:
             raise EngineContractError(f"engine {name!r} names no figure_schema (its figures' schema definition)")
-        self._makers.pop(name, None)
         self._engines[name] = engine
 
     def __delitem__(self, name: str) -> None:
         del self._engines[name]
-        self._makers.pop(name, None)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._engines)
@@ -73,8 +70,7 @@ class Registry(MutableMapping):
 
     def register_lazy(self, name: str, make: Callable[[], Engine]) -> None:
         """Register the engine ``make()`` under ``name``, made at its first lookup."""
-        self._engines[name] = None  # its place in the registration order
-        self._makers[name] = make
+        self._engines[name] = make
 
 
 def _built_in(module: str, cls: str, derived: bool = False) -> Callable[[], Engine]:

@@ -10,7 +10,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ..engines import WorldEngine, population, population_summary, wall_minutes
+from ..engines import WorldEngine, population, population_summary, table_module, wall_minutes
 from ..errors import ConfigError
 from ..graphs import expected_mean_degree
 from ..timegrid import figure_grid
@@ -20,15 +20,6 @@ from .choices import CHOICES, ccolme_population_choices
 from .decision_rules import BUILTIN, builtin_rules, check_horizon, user_rule
 from .spec import DIAGNOSTICS, Curve, PanelSpec
 from .weight_rules import max_set_size, user_weights
-
-
-def _tables():
-    """``colme.ccolme.tables``, imported by the table stage only: a simulate job starts
-    without pandas (``colme.registry``)."""
-    from . import tables  # lazy: pandas, the table stage's
-
-    return tables
-
 
 #: Conservative config-edge-updates/s for sizing cluster jobs (6x below the 2.5e9 measured
 #: on an AVX-512 core, 3x below the ~1.2e9 projected for an older AVX2 core).
@@ -173,13 +164,13 @@ class ConsensusEngine(WorldEngine):
         return ("the true classes (oracle rule)",) if "oracle" in settings["rules"] else ()
 
     def curve_fields(self, spec, curve):
-        return _tables().curve_fields(spec, curve)
+        return table_module(__package__).curve_fields(spec, curve)
 
     def analytic_frames(self, spec, t, instances):
-        return _tables().theorem1_frames(spec, t, instances)
+        return table_module(__package__).theorem1_frames(spec, t, instances)
 
     def supplement(self, spec, instances):
-        bound = _tables().bound_table(spec, instances)
+        bound = table_module(__package__).bound_table(spec, instances)
         return bound, {"corollary1": bound.to_dict(orient="records")}
 
     def sweep_margins(self, supplement):
@@ -188,7 +179,7 @@ class ConsensusEngine(WorldEngine):
         eps (> 0: a gain over Local predicted).  Theorem 1 with the panel's own schedule
         factor is the ``theorem1`` curve of the point's table."""
         if "group" in supplement.columns:  # a grouped panel's: the panel's rows
-            supplement = supplement[supplement["group"] == _tables().ALL_AGENTS]
+            supplement = supplement[supplement["group"] == table_module(__package__).ALL_AGENTS]
         noise = supplement[supplement["quantity"] == "sigma_dp2"]
         bound = supplement.loc[supplement["quantity"] == "corollary1_ratio_of_means", "value"]
         if len(noise) != 1 or len(bound) != 1:

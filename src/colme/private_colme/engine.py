@@ -15,6 +15,7 @@ from ..engines import (
     no_pairs,
     population,
     population_summary,
+    table_module,
     wall_minutes,
 )
 from ..errors import ConfigError
@@ -105,14 +106,6 @@ def panel_style(table):
     return panel_style(table)
 
 
-def _tables():
-    """``colme.private_colme.tables``, imported by the table stage only: a simulate job
-    starts without pandas (``colme.registry``)."""
-    from . import tables  # lazy: pandas, the table stage's
-
-    return tables
-
-
 class PrivateColmeEngine(SimulatedEngine):
     """Private-ColME (arXiv:2411.07094): all-to-all queries, p-sum releases, decision rule."""
 
@@ -158,10 +151,10 @@ class PrivateColmeEngine(SimulatedEngine):
         return ("the true classes (oracle class estimator)",) if settings.get("oracle") else ()
 
     def curve_fields(self, spec, curve):
-        return _tables().curve_fields(spec, curve)
+        return table_module(__package__).curve_fields(spec, curve)
 
     def supplement(self, spec, instances):
-        privacy = _tables().privacy_table(spec)
+        privacy = table_module(__package__).privacy_table(spec)
         return privacy, {"privacy": privacy.to_dict(orient="records")}
 
     def sample_privacy(self, spec):
@@ -169,7 +162,7 @@ class PrivateColmeEngine(SimulatedEngine):
         composition over the p-sums it enters with one querying agent (PM-I one, PM-II up
         to floor(log2 k) + 1 dyadic blocks after k releases, the worst case over schedules:
         k <= t_max), and Sch-Var-1's partial-variance release."""
-        privacy = _tables().privacy_table(spec)
+        privacy = table_module(__package__).privacy_table(spec)
         found = []
         for curve in spec.curves:
             rows = privacy[(privacy["mechanism"] == curve.mechanism) & (privacy["noise"] == curve.noise)
@@ -244,8 +237,8 @@ class OracleEngine(PanelDrawn, Engine):
     def tables(self, figure, params, inputs):
         spec = self.spec(params)
         start = time.process_time()
-        table = _tables().oracle_table(spec)
-        privacy = _tables().privacy_table(spec)
+        table = table_module(__package__).oracle_table(spec)
+        privacy = table_module(__package__).privacy_table(spec)
         extras = {"curves": [c.name for c in spec.curves], "privacy": privacy.to_dict(orient="records")}
         provenance = {"runs": 0, "compute_seconds": time.process_time() - start, **extras}
         return FigureTables(table, privacy, no_pairs(), no_diagnostics(), provenance)
