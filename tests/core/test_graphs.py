@@ -366,7 +366,8 @@ def test_family_instances_pad_unequal_edge_counts_and_do_not_depend_on_the_chunk
 ], ids=["regular-10", "regular-500", "erdos-renyi", "barabasi-albert", "no-edge"])
 def test_each_directed_link_knows_its_reverse(edges):
     """``csr_links``' reverse of link a -> b is the CSR position of b -> a, as a search over
-    the sorted (head, tail) keys finds it."""
+    the sorted (head, tail) keys finds it; ``csr_edge_ids`` numbers its edge as ``np.unique``
+    numbers the (lower end, upper end) keys."""
     n_agents = int(edges.max()) + 1 if len(edges) else 4
     indptr, neighbours, reverse = graphs.csr_links(edges, n_agents)
     np.testing.assert_array_equal(indptr, graphs.csr_neighbours(edges, n_agents)[0])
@@ -377,3 +378,10 @@ def test_each_directed_link_knows_its_reverse(edges):
     assert reverse.dtype == np.int64 and len(reverse) == 2 * len(edges)
     np.testing.assert_array_equal(reverse, expected)
     np.testing.assert_array_equal(reverse[reverse], np.arange(len(reverse)))
+    # Each link's undirected edge, numbered as np.unique numbers the (lower, upper) keys
+    # (the Private-C-ColME kernel's accepted-edge rows, read in that order).
+    _, _, edge_id = graphs.csr_edge_ids(edges, n_agents)
+    _, expected_id = np.unique(np.minimum(heads, neighbours) * n_agents + np.maximum(heads, neighbours),
+                               return_inverse=True)
+    assert edge_id.dtype == np.int64
+    np.testing.assert_array_equal(edge_id, expected_id.ravel())

@@ -23,7 +23,7 @@ import numpy as np
 
 from .._jit import call_kernel
 from ..datafiles import DataArrays
-from ..graphs import csr_neighbours, valid_edges
+from ..graphs import csr_edge_ids, valid_edges
 from ..populations import KernelLaws
 from ..progress import Progress, time_segments
 from ..timegrid import checked_t_record
@@ -282,13 +282,9 @@ def simulate_runs(
                    for first, noise in group_noise.items()}
     for run in range(n_runs):
         run_edges = valid_edges(edges[run])  # without the padding of unequal edge counts
-        indptr, neighbours = csr_neighbours(run_edges, spec.n_agents)
+        indptr, neighbours, edge_id = csr_edge_ids(run_edges, spec.n_agents)
         heads = np.repeat(np.arange(spec.n_agents), np.diff(indptr))
         upper = indptr[:-1] + np.bincount(heads[neighbours < heads], minlength=spec.n_agents)
-        _, edge_id = np.unique(
-            np.minimum(heads, neighbours) * spec.n_agents + np.maximum(heads, neighbours),
-            return_inverse=True,
-        )
         if spec.degree is None:  # a rule was checked at the family's expected degree: now at this run's
             for name, problem in horizon_problems(spec, run_degree(spec, len(run_edges))):
                 raise RuleError(f"decision rule {name!r}: {problem}, on run {run + 1}'s graph (mean degree "
