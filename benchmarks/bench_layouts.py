@@ -46,13 +46,13 @@ Measured results and which layout was kept: docs/kernel.md ("Layouts tried at sc
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import re
 import statistics
 import sys
 import tempfile
 import time
+from typing import NamedTuple
 
 import numpy as np
 from baseline import cpu_description
@@ -171,12 +171,14 @@ class Directed:
         self.kernel, self.py_func = kernel, kernel.py_func
 
     def __call__(self, **arguments):
-        arguments["edge_row"] = np.arange(len(arguments["edge_row"]), dtype=np.uint64) * np.uint64(LANES)
-        self.kernel(**arguments)
+        world = arguments["world"]
+        edge_row = np.arange(len(world.edge_row), dtype=np.uint64) * np.uint64(LANES)
+        self.kernel(**{**arguments, "world": world._replace(edge_row=edge_row)})
 
 
-@dataclasses.dataclass(frozen=True)
-class InterleavedWorkspace:
+class InterleavedWorkspace(NamedTuple):
+    """The ``interleaved`` kernel's workspace group, in the order its unpacking reads it."""
+
     accepted: np.ndarray
     clock: np.ndarray
     decision_rows: np.ndarray
@@ -186,9 +188,7 @@ class InterleavedWorkspace:
     pair_threshold: np.ndarray
     sample_sum: np.ndarray
     noise_sum: np.ndarray
-
-    def arguments(self):
-        return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
+    group_squared: np.ndarray
 
 
 def workspace_class(layout: str, accepted_dtype, counts_dtype=None, directed=False):
@@ -197,7 +197,7 @@ def workspace_class(layout: str, accepted_dtype, counts_dtype=None, directed=Fal
 
     class Workspace:
         @staticmethod
-        def allocate(n_agents, n_edges, lanes, dtype, n_pairs=1, large=False):
+        def allocate(n_agents, n_edges, lanes, dtype, n_pairs=1, large=False, n_groups=1):
             accepted = np.zeros((2 if directed else 1) * n_edges * lanes, dtype=accepted_dtype or dtype)
             if layout == "interleaved":
                 def zeros(n):
@@ -205,8 +205,9 @@ def workspace_class(layout: str, accepted_dtype, counts_dtype=None, directed=Fal
 
                 return InterleavedWorkspace(accepted, zeros(n_agents * lanes), zeros(3 * n_agents * lanes),
                                             zeros(2 * n_agents * lanes), zeros(n_agents * lanes), zeros(lanes),
-                                            zeros(n_pairs * lanes), np.zeros(n_agents), np.zeros(n_agents))
-            arrays = TODAY_WORKSPACE.allocate(n_agents, n_edges, lanes, dtype, n_pairs).arguments()
+                                            zeros(n_pairs * lanes), np.zeros(n_agents), np.zeros(n_agents),
+                                            np.zeros(n_groups * lanes))
+            arrays = TODAY_WORKSPACE.allocate(n_agents, n_edges, lanes, dtype, n_pairs, n_groups=n_groups)._asdict()
             counts = {name: np.zeros(n_agents * lanes, dtype=counts_dtype) for name in ("set_size", "flips")}
             return TODAY_WORKSPACE(**{**arrays, "accepted": accepted, **(counts if counts_dtype else {})})
 
@@ -232,10 +233,11 @@ class Index32:
         self.kernel, self.py_func = kernel, kernel.py_func
 
     def __call__(self, **arguments):
-        for name in ("neighbour_row", "edge_row"):
-            assert arguments[name].max(initial=0) < 2**32
-            arguments[name] = arguments[name].astype(np.uint32)
-        self.kernel(**arguments)
+        world = arguments["world"]
+        rows = {name: getattr(world, name) for name in ("neighbour_row", "edge_row")}
+        assert all(row.max(initial=0) < 2**32 for row in rows.values())
+        narrow = {name: row.astype(np.uint32) for name, row in rows.items()}
+        self.kernel(**{**arguments, "world": world._replace(**narrow)})
 
 
 #: Variant name -> the changes it makes (see the module's docstring).
