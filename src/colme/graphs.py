@@ -201,8 +201,8 @@ def csr_edge_ids(edges: np.ndarray, n_agents: int) -> tuple[np.ndarray, np.ndarr
     exactly that order, and each other link takes its reverse's number: O(E), no sort of
     the 2E keys."""
     indptr, neighbours, reverse = csr_links(edges, n_agents)
-    heads = np.repeat(np.arange(n_agents), np.diff(indptr))
-    forward = neighbours > heads
+    # CSR rows are ordered by head, so a link precedes its reverse iff its head is the lower end
+    forward = np.arange(reverse.size) < reverse
     edge_id = np.empty(neighbours.size, dtype=np.int64)
     edge_id[forward] = np.arange(np.count_nonzero(forward))
     edge_id[~forward] = edge_id[reverse[~forward]]
