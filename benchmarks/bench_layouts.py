@@ -153,7 +153,7 @@ def prefetched(template: str) -> str:
 def own_decisions(template: str) -> str:
     """Each agent decides all its edges from its own end (the rule is symmetric bit for bit),
     so the decision loop scatters nothing to its neighbours' |C_b| and flips, and the
-    accepted-edge state is per directed edge in CSR order (``Directed``): the consensus reads
+    accepted-edge state is per directed edge in CSR order (``directed_rows``): the consensus reads
     it sequentially instead of gathering half of it.  Twice the comparisons, no scatter."""
     start = template.index("def decide(")
     end = template.index("@step", start)
@@ -164,16 +164,28 @@ def own_decisions(template: str) -> str:
     return template[:start] + decide + template[end:]
 
 
-class Directed:
-    """The kernel called with one accepted-edge row per directed edge, in CSR order."""
+class WorldRewrite:
+    """The kernel called with some of its ``world`` group's arrays replaced: ``rewrite(world)``
+    returns them by field name (the variant's other parameters are the kernel's own)."""
 
-    def __init__(self, kernel):
-        self.kernel, self.py_func = kernel, kernel.py_func
+    def __init__(self, kernel, rewrite):
+        self.kernel, self.py_func, self.rewrite = kernel, kernel.py_func, rewrite
 
     def __call__(self, **arguments):
         world = arguments["world"]
-        edge_row = np.arange(len(world.edge_row), dtype=np.uint64) * np.uint64(LANES)
-        self.kernel(**{**arguments, "world": world._replace(edge_row=edge_row)})
+        self.kernel(**{**arguments, "world": world._replace(**self.rewrite(world))})
+
+
+def directed_rows(world):
+    """One accepted-edge row per directed edge, in CSR order."""
+    return {"edge_row": np.arange(len(world.edge_row), dtype=np.uint64) * np.uint64(LANES)}
+
+
+def index32_rows(world):
+    """The graph's row indices as uint32 (same values)."""
+    rows = {name: getattr(world, name) for name in ("neighbour_row", "edge_row")}
+    assert all(row.max(initial=0) < 2**32 for row in rows.values())
+    return {name: row.astype(np.uint32) for name, row in rows.items()}
 
 
 class InterleavedWorkspace(NamedTuple):
@@ -224,20 +236,6 @@ class Timed:
         start = time.process_time()
         self.kernel(**arguments)
         self.seconds += time.process_time() - start
-
-
-class Index32:
-    """The kernel called with its graph's row indices as uint32 (same parameters)."""
-
-    def __init__(self, kernel):
-        self.kernel, self.py_func = kernel, kernel.py_func
-
-    def __call__(self, **arguments):
-        world = arguments["world"]
-        rows = {name: getattr(world, name) for name in ("neighbour_row", "edge_row")}
-        assert all(row.max(initial=0) < 2**32 for row in rows.values())
-        narrow = {name: row.astype(np.uint32) for name, row in rows.items()}
-        self.kernel(**{**arguments, "world": world._replace(**narrow)})
 
 
 #: Variant name -> the changes it makes (see the module's docstring).
@@ -295,7 +293,8 @@ def variant(changes: tuple[str, ...]):
                                 np.uint8 if "counts8" in changes else None, "own" in changes)
     if changes == ():
         workspace = TODAY_WORKSPACE
-    wrap = Index32 if "index32" in changes else Directed if "own" in changes else (lambda kernel: kernel)
+    rewrite = index32_rows if "index32" in changes else directed_rows if "own" in changes else None
+    wrap = (lambda kernel: WorldRewrite(kernel, rewrite)) if rewrite else (lambda kernel: kernel)
     return template, workspace, 16 if "padded16" in changes else LANES, wrap
 
 
