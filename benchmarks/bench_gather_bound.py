@@ -12,7 +12,12 @@ next to the real kernel on the same graph, in the same process:
   end's noisy-mean row gathered and compared, the verdict stored (float32, as the kernel
   stores it), and the consensus weighting each row by it: a subset of the kernel's two
   passes, each operation as the kernel does it;
-* ``kernel``: ``simulate_runs`` on the 12-curve Fig. 1 panel (bench_scale.py's).
+* ``kernel``: ``simulate_runs`` on the 12-curve Fig. 1 panel (bench_scale.py's), and with
+  ``--baseline REF`` the kernel of git revision REF too.
+
+The measurements are interleaved: ``--repeat`` rounds, each running every loop and kernel
+once, and each one's best round is printed, so that a drift of a shared machine's speed
+hits all of them alike.
 
 Rates are config-edge-updates/s/core, M x r x 12 per step, as bench_scale.py counts
 them.  If a floor's rate at some M is below a throughput target, no layout of the
@@ -20,7 +25,7 @@ kernel's other arrays can reach that target there on this CPU: the floor does st
 less memory work than Algorithm 1.  Usage:
 
     python benchmarks/bench_gather_bound.py [--sizes 10000 100000 1000000] [--degree 10]
-        [--updates 2e9] [--repeat 3]
+        [--updates 2e9] [--repeat 3] [--baseline 59cbd3e]
 """
 
 from __future__ import annotations
@@ -29,8 +34,11 @@ import argparse
 import time
 
 import numpy as np
-from baseline import cpu_description
+from baseline import cpu_description, load_baseline
 from bench_scale import run_kernel
+
+#: Where the kernel module lived, newest layout first (``baseline.load_baseline``).
+KERNEL_MODULES = ("ccolme.kernel", "consensus")
 
 from colme._jit import jit_noalias
 from colme.graphs import random_regular_edges
@@ -121,13 +129,10 @@ def csr(edges: np.ndarray, n_agents: int):
     return (indptr, upper, (ends[:, 1].astype(np.uint64) * LANES), (edge_id.astype(np.uint64) * LANES))
 
 
-def rate(function, arguments, per_step: int, steps: int, repeat: int) -> float:
-    best = np.inf
-    for _ in range(repeat):
-        start = time.process_time()
-        function(*arguments, steps)
-        best = min(best, time.process_time() - start)
-    return per_step * steps / best
+def seconds(function, arguments, steps: int) -> float:
+    start = time.process_time()
+    function(*arguments, steps)
+    return time.process_time() - start
 
 
 def main() -> None:
@@ -136,7 +141,9 @@ def main() -> None:
     parser.add_argument("--degree", type=int, default=10)
     parser.add_argument("--updates", type=float, default=2e9, help="config-edge-updates per measurement")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--baseline", help="git revision whose kernel to measure alongside")
     args = parser.parse_args()
+    baseline = load_baseline(args.baseline, KERNEL_MODULES) if args.baseline else None
     print(cpu_description())
     compiled = floors()
     for size in args.sizes:
@@ -154,19 +161,30 @@ def main() -> None:
         compiled["gather"](indptr, neighbour_row, state.copy(), out, 1)  # compile and first touch
         compiled["decide_gather"](indptr, upper, neighbour_row, edge_row, noisy.copy(), accepted, state.copy(), out, 1)
         compiled["own_decide_gather"](indptr, upper, neighbour_row, edge_row, noisy.copy(), own, state.copy(), out, 1)
-        found = {
-            "gather": rate(compiled["gather"], (indptr, neighbour_row, state, out), per_step, steps, args.repeat),
-            "decide+gather": rate(compiled["decide_gather"],
-                                  (indptr, upper, neighbour_row, edge_row, noisy, accepted, state, out),
-                                  per_step, steps, args.repeat),
-            "own-decide+gather": rate(compiled["own_decide_gather"],
-                                      (indptr, upper, neighbour_row, edge_row, noisy, own, state, out),
-                                      per_step, steps, args.repeat),
-            "kernel": per_step * steps / min(run_kernel(n_agents, degree, steps, edges) for _ in range(args.repeat)),
+        timed = {
+            "gather": lambda: seconds(compiled["gather"], (indptr, neighbour_row, state, out), steps),
+            "decide+gather": lambda: seconds(compiled["decide_gather"],
+                                             (indptr, upper, neighbour_row, edge_row, noisy, accepted, state, out),
+                                             steps),
+            "own-decide+gather": lambda: seconds(compiled["own_decide_gather"],
+                                                 (indptr, upper, neighbour_row, edge_row, noisy, own, state, out),
+                                                 steps),
+            "kernel": lambda: run_kernel(n_agents, degree, steps, edges),
         }
+        run_kernel(n_agents, degree, 2, edges)  # compile (or load) the layout this M runs
+        if baseline is not None:
+            run_kernel(n_agents, degree, 2, edges, module=baseline)
+            timed[args.baseline] = lambda: run_kernel(n_agents, degree, steps, edges, module=baseline)
+        best = {name: np.inf for name in timed}
+        for _ in range(args.repeat):
+            for name, measure in timed.items():
+                best[name] = min(best[name], measure())
+        found = {name: per_step * steps / value for name, value in best.items()}
         print(f"M={n_agents} r={degree} steps={steps}: " + ", ".join(f"{k} {v:.3e}" for k, v in found.items())
               + f" config-edge-updates/s/core; kernel / gather = {found['kernel'] / found['gather']:.2f}, "
-              f"kernel / (decide+gather) = {found['kernel'] / found['decide+gather']:.2f}", flush=True)
+              f"kernel / (decide+gather) = {found['kernel'] / found['decide+gather']:.2f}"
+              + (f", kernel / {args.baseline} = {found['kernel'] / found[args.baseline]:.2f}" if baseline else ""),
+              flush=True)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ import tempfile
 import time
 
 import numpy as np
-from baseline import cpu_description
+from baseline import cpu_description, spec_module
 
 from colme.ccolme.kernel import LARGE_AGENTS, simulate_runs
 from colme.ccolme.spec import Curve, PanelSpec
@@ -52,23 +52,30 @@ def avx2_target() -> dict:
 ISAS = {"native": dict, "avx2": avx2_target}
 
 
-def panel(n_agents: int, degree: int, t_max: int) -> PanelSpec:
+def panel(n_agents: int, degree: int, t_max: int, spec=None) -> PanelSpec:
+    """The 12-curve Fig. 1 panel, in the spec classes of module ``spec`` (default: this
+    revision's; a baseline's: ``baseline.spec_module``)."""
+    spec_classes = {"Curve": Curve, "PanelSpec": PanelSpec} if spec is None else vars(spec)
     curves = tuple(
-        Curve(rule, eps, THETA_K[eps] if rule == "bernstein" else math.nan)
+        spec_classes["Curve"](rule, eps, THETA_K[eps] if rule == "bernstein" else math.nan)
         for rule in ("oracle", "bernstein", "optimistic")
         for eps in (1.0, 2.0, 4.0, math.inf)
     )
     grid = np.unique(np.geomspace(1, t_max, 20).astype(np.int64))
-    return PanelSpec(n_agents=n_agents, degree=degree, curves=curves, t_record=grid)
+    return spec_classes["PanelSpec"](n_agents=n_agents, degree=degree, curves=curves, t_record=grid)
 
 
-def run_kernel(n_agents: int, degree: int, t_max: int, edges: np.ndarray, large: bool | None = None) -> float:
+def run_kernel(n_agents: int, degree: int, t_max: int, edges: np.ndarray, large: bool | None = None,
+               module=None) -> float:
     """CPU seconds of one run of the panel on ``edges`` (``large``: the kernel's layout;
-    default by size, ``simulate_runs``)."""
+    default by size, ``simulate_runs``), by this revision's kernel module or ``module``
+    (a baseline's, ``baseline.load_baseline``)."""
     classes = Population().assign(n_agents, run_generator(2, "scale", 0, "instance"))[None]
+    simulate = simulate_runs if module is None else module.simulate_runs
+    spec = None if module is None else spec_module(module)
     start = time.process_time()
-    simulate_runs(panel(n_agents, degree, t_max), classes, edges[None], [run_generator(1, "scale", 0, "data")],
-                  np.float32, large=large)
+    simulate(panel(n_agents, degree, t_max, spec), classes, edges[None], [run_generator(1, "scale", 0, "data")],
+             np.float32, large=large)
     return time.process_time() - start
 
 

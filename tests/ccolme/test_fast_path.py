@@ -93,8 +93,8 @@ def test_kernel_arguments_by_name():
 
 @pytest.mark.parametrize("mixed", [False, True])
 def test_large_graph_layout_gives_the_same_numbers(mixed):
-    """The large graphs' layout (uint8 accepted-edge state, prefetch; ``kernel_source``)
-    changes the speed only: forced on a small graph, its MSE and diagnostics equal the
+    """The large graphs' layout (one fused pass per step, uint8 accepted-edge state,
+    prefetch; ``kernel_source``) changes the speed only: forced on a small graph, its MSE and diagnostics equal the
     small layout's bit for bit, in both precisions, for shared and mixed panels."""
     from colme.populations import DataLaw
 
@@ -114,7 +114,39 @@ def test_large_graph_layout_gives_the_same_numbers(mixed):
             found.append((mse, diagnostics))
         np.testing.assert_array_equal(found[0][0], found[1][0])
         np.testing.assert_array_equal(found[0][1], found[1][1])
-    assert Workspace.allocate(40, 120, 6, np.float32, large=True).accepted.dtype == np.uint8
+    workspace = Workspace.allocate(40, 120, 6, np.float32, large=True)
+    assert workspace.accepted.dtype == np.uint8 and workspace.accepted.size == 2 * 120 * 6
+    assert workspace.rows.ctypes.data % 64 == 0 and workspace.rows.size == 8 * 40 * 6
+
+
+@pytest.mark.parametrize("segment", [None, 3])
+def test_large_graph_layout_resumes_groups_and_resets_like_the_small_one(segment):
+    """The large layout's passes (``fused_pass``: step t's consensus and step t + 1's
+    decision in one sweep, state in rows of alternating parity) give the small layout's
+    numbers bit for bit also with the global alpha reset (each step's count of changes
+    carried to the next pass), the MSE per class, and a run cut in segments of 3 steps
+    (odd and even starts, records inside a segment and at its last step)."""
+    from colme.progress import Progress
+
+    rng = run_generator(1, "large-resume", 0, "instance")
+    classes, edges = Population().assign(30, rng), random_regular_edges(4, 30, rng)
+    spec = PanelSpec(n_agents=30, degree=4, curves=CURVES[1::3], t_record=np.array([1, 2, 5, 6, 9, 40]),
+                     alpha_reset="global", groups=("class",))
+    found = []
+    for large in (False, True):
+        progress = None
+        if segment:
+            progress = Progress(interval=0.0, write=lambda *args, **kwargs: None)
+            progress.steps = lambda remaining: min(remaining, segment)
+        shape = (1, len(spec.curves), spec.n_groups)
+        sums, counts = np.empty((*shape, len(spec.t_record))), np.empty(shape, np.int64)
+        diagnostics = np.empty((1, len(spec.curves), 3, len(spec.t_record)))
+        mse = simulate_runs(spec, classes[None], edges[None], [run_generator(1, "large-resume", 0, "data")],
+                            np.float32, diagnostics, progress=progress, large=large, group_sums=sums,
+                            group_counts=counts)
+        found.append((mse, diagnostics, sums))
+    for small, large in zip(*found, strict=True):
+        np.testing.assert_array_equal(small, large)
 
 
 def test_large_graph_layout_prefetches():

@@ -127,9 +127,11 @@ class Records(NamedTuple):
 class Workspace(NamedTuple):
     """The kernel's last argument group: its scratch arrays, allocated once per call of
     ``simulate_runs``, each its own allocation (``call_kernel`` checks it: the kernel is
-    compiled with ``jit_noalias``)."""
+    compiled with ``jit_noalias``).  The small layout keeps one array per field; the large
+    one (``template._LARGE_TEMPLATE``) keeps e, q, X~ and |C| in ``rows`` instead (the
+    per-field arrays are empty there) and the accepted-edge state per directed edge."""
 
-    accepted: np.ndarray  # per undirected edge and lane: b in C_a^(t) (1 or 0)
+    accepted: np.ndarray  # per undirected edge (large: directed) and lane: b in C_a^(t) (1 or 0)
     clock: np.ndarray  # per agent and lane: the alpha clock tau
     noisy: np.ndarray  # noisy-mean error X~_a - mu_a
     error: np.ndarray  # consensus error e_a = mu~_a - mu_a
@@ -142,31 +144,45 @@ class Workspace(NamedTuple):
     sample_sum: np.ndarray  # per agent (float64): running sum of x_a - mu_a
     noise_sum: np.ndarray  # per agent (float64): running sum of standard noise draws
     group_squared: np.ndarray  # per group and lane (grouped panels): sum of squared errors
+    rows: np.ndarray  # large layout: per agent two rows of e, q, X~, |C| (``template._LARGE_TEMPLATE``)
+    change_count: np.ndarray  # per lane: how many C_a^(t) changed (the global alpha reset's test)
 
     @classmethod
     def allocate(cls, n_agents: int, n_edges: int, lanes: int, dtype, n_pairs: int = 1,
                  large: bool = False, n_groups: int = 1) -> Workspace:
         """Zeroed arrays, each its own allocation; per-lane state in ``dtype`` (the
-        accepted-edge state, 0 or 1, in uint8 for the ``large`` kernel); ``n_pairs``
-        profile pairs (mixed panels), ``n_groups`` groups (grouped panels)."""
-        def per_agent():
-            return np.zeros(n_agents * lanes, dtype=dtype)
+        accepted-edge state, 0 or 1, in uint8 per directed edge for the ``large`` kernel,
+        whose ``rows`` start on a cache line); ``n_pairs`` profile pairs (mixed panels),
+        ``n_groups`` groups (grouped panels)."""
+        def per_agent(small_only=False):
+            return np.zeros(0 if small_only and large else n_agents * lanes, dtype=dtype)
 
         return cls(
-            accepted=np.zeros(n_edges * lanes, dtype=np.uint8 if large else dtype),
+            accepted=np.zeros((2 if large else 1) * n_edges * lanes, dtype=np.uint8 if large else dtype),
             clock=per_agent(),
-            noisy=per_agent(),
-            error=per_agent(),
-            error_next=per_agent(),
-            set_size=per_agent(),
-            weight_cap=per_agent(),
+            noisy=per_agent(small_only=True),
+            error=per_agent(small_only=True),
+            error_next=per_agent(small_only=True),
+            set_size=per_agent(small_only=True),
+            weight_cap=per_agent(small_only=True),
             flips=per_agent(),
             threshold=np.zeros(lanes, dtype=dtype),
             pair_threshold=np.zeros(n_pairs * lanes, dtype=dtype),
             sample_sum=np.zeros(n_agents),
             noise_sum=np.zeros(n_agents),
             group_squared=np.zeros(n_groups * lanes),
+            rows=aligned_zeros(8 * n_agents * lanes if large else 0, dtype),
+            change_count=np.zeros(lanes, dtype=dtype),
         )
+
+
+def aligned_zeros(size: int, dtype, alignment: int = 64) -> np.ndarray:
+    """``np.zeros(size, dtype)`` starting on an ``alignment``-byte boundary (a cache line:
+    each field of a row then spans the fewest lines it can)."""
+    itemsize = np.dtype(dtype).itemsize
+    buffer = np.zeros(size + alignment // itemsize, dtype=dtype)
+    skip = (-buffer.ctypes.data % alignment) // itemsize
+    return buffer[skip:skip + size]
 
 
 def run_degree(spec: PanelSpec, n_edges: int) -> float:

@@ -28,23 +28,17 @@ from .weight_rules import builtin_weights
 
 _TEMPLATE = '''
 @step
-def prefetch_row(array, row):
-    """Ask for both cache lines a lane row starting at ``row`` may straddle (large graphs,
-    where a neighbour's row comes from DRAM: more misses in flight)."""
-    prefetch(array, row)
-    prefetch(array, row + LANES - np.uint64(1))
-
-
-@step
-def start_run(agent_means, one, sample_sum, noise_sum, accepted, clock, error):
+def start_run(agent_means, one, sample_sum, noise_sum, accepted, clock, error, rows):
     """Algorithm 1, line 1: mu~^(0) = 0 (error -mu_a), no sample yet, every clock at 0,
-    C^(0) empty."""
+    C^(0) empty (the large layout: e^(0) in the rows of parity 1, which the consensus of t = 1
+    reads)."""
     zero = one - one
     for a in range(agent_means.shape[0]):
         ra = np.uint64(a) * LANES
         sample_sum[a] = 0.0
         noise_sum[a] = 0.0
-        error[ra + U@] = -agent_means[a]
+        error[ra + U@] = -agent_means[a]  #:small
+        rows[FIELDS * ra + np.uint64(rows.shape[0] // 2) + ERROR + U@] = -agent_means[a]  #:large
         clock[ra + U@] = zero
     for i in range(accepted.shape[0]):
         accepted[i] = 0
@@ -82,42 +76,42 @@ def set_thresholds(t, rule, sigma_dp, beta_pair, theta_k, rule_params, pair_sigm
 
 
 @step
-def publish(t, sigma_dp, agent_noise, one, sample_sum, noise_sum, noisy, set_size, flips):
+def publish(t, sigma_dp, agent_noise, one, sample_sum, noise_sum, noisy, set_size, flips, rows):
     """Line 5: each agent's noisy mean X~_a^(t) (as the error X~_a - mu_a), |C_a| reset to
-    {a}, and at t = 1 every C_a marked changed (C_a^(0) is empty)."""
+    {a}, and at t = 1 every C_a marked changed (C_a^(0) is empty).  The large layout's
+    decision counts |C_a| and the changes itself (``fused_pass``); its X~_a^(t) goes to
+    the rows of parity t - 1."""
     inv_t = 1.0 / t
-    first = one if t == 1 else one - one
+    first = one if t == 1 else one - one  #:small
+    slot = np.uint64((t - 1) % 2) * np.uint64(rows.shape[0] // 2) + NOISY  #:large
     noise_scale@ = sigma_dp[@]  #:shared
     for a in range(sample_sum.shape[0]):
         ra = np.uint64(a) * LANES
         s = sample_sum[a]
         z = noise_sum[a]
-        noisy[ra + U@] = (s + noise_scale@ * z) * inv_t  #:shared
-        noisy[ra + U@] = (s + agent_noise[ra + U@] * z) * inv_t  #:mixed
-        set_size[ra + U@] = one
-        flips[ra + U@] = first
+        noisy[ra + U@] = (s + noise_scale@ * z) * inv_t  #:shared_small
+        noisy[ra + U@] = (s + agent_noise[ra + U@] * z) * inv_t  #:mixed_small
+        rows[FIELDS * ra + slot + U@] = (s + noise_scale@ * z) * inv_t  #:shared_large
+        rows[FIELDS * ra + slot + U@] = (s + agent_noise[ra + U@] * z) * inv_t  #:mixed_large
+        set_size[ra + U@] = one  #:small
+        flips[ra + U@] = first  #:small
 
 
 @step
 def decide(by_class, indptr, upper, neighbour_row, edge_row, offset, same, profile_row, profile_col, one,
-           degree, n_agents, weight_params, threshold, pair_threshold, noisy, accepted, set_size, flips, weight_cap):
+           degree, n_agents, weight_params, threshold, pair_threshold, noisy, accepted, set_size, flips, weight_cap,
+           change_count):
     """Lines 6-7, the decision rule chi_a^(t)(b) = chi_b^(t)(a), once per edge {a, b} from
     its lower end a (neighbours k >= upper[a] have b > a): |C_a^(t)|, |C_b^(t)| and whether
     C^(t) != C^(t-1) accumulate at both ends, and once C_a^(t) is complete, a's cap q_a of
-    the mixing weights (``mixing_cap``, ``weight_rules``).  Returns each lane's count of
-    changes (> 0 iff some C_a^(t) changed)."""
+    the mixing weights (``mixing_cap``, ``weight_rules``).  Each lane's count of changes
+    goes to ``change_count`` (> 0 iff some C_a^(t) changed)."""
     zero = one - one
     oracle@ = one if by_class[@] > 0.0 else zero
     limit@ = threshold[@]  #:shared
     changes@ = zero
     for a in range(indptr.shape[0] - 1):
         ra = np.uint64(a) * LANES
-        ahead = a + PREFETCH_AHEAD  #:large
-        if ahead < indptr.shape[0] - 1:  #:large
-            for j in range(upper[ahead], indptr[ahead + 1]):  #:large
-                prefetch_row(noisy, neighbour_row[j])  #:large
-                prefetch_row(set_size, neighbour_row[j])  #:large
-                prefetch_row(flips, neighbour_row[j])  #:large
         mine@ = noisy[ra + U@]
         size@ = set_size[ra + U@]
         flip@ = flips[ra + U@]
@@ -130,8 +124,7 @@ def decide(by_class, indptr, upper, neighbour_row, edge_row, offset, same, profi
             limit@ = pair_threshold[row@ + profile_col[rb + U@] + U@]  #:mixed
             now@ = max(one if abs(mine@ - noisy[rb + U@] + d) < limit@ else zero, same_class * oracle@)
             change@ = abs(now@ - as_state(accepted[re + U@], one))
-            accepted[re + U@] = now@  #:small
-            accepted[re + U@] = np.uint8(now@)  #:large
+            accepted[re + U@] = now@
             size@ += now@
             flip@ += change@
             set_size[rb + U@] += now@
@@ -140,12 +133,12 @@ def decide(by_class, indptr, upper, neighbour_row, edge_row, offset, same, profi
         flips[ra + U@] = flip@
         changes@ += flip@
         weight_cap[ra + U@] = mixing_cap(size@, degree, n_agents, weight_params)
-    return ({changes@},)
+    change_count[U@] = changes@
 
 
 @step
-def consensus(changes, indptr, neighbour_row, edge_row, offset, one, block_scale, block_shift, per_agent_reset,
-              global_reset, accepted, weight_cap, noisy, flips, clock, error, error_next):
+def consensus(indptr, neighbour_row, edge_row, offset, one, block_scale, block_shift, per_agent_reset, global_reset,
+              change_count, accepted, weight_cap, noisy, flips, clock, error, error_next):
     """Lines 8-10, the consensus step with W^(t) of the figure's weight rule: W_ab =
     min(q_a, q_b) for accepted b (``weight_rules``; eq. (2): min(1/(|C_a|+1), 1/(|C_b|+1))),
     and alpha of the agent's clock tau: 1 - alpha = 1/(block + 2), block =
@@ -154,19 +147,13 @@ def consensus(changes, indptr, neighbour_row, edge_row, offset, one, block_scale
     In increment form, (W e)_a = e_a + sum_b W_ab (e_b - e_a) and alpha m + (1 - alpha) x =
     m + (1 - alpha)(x - m): no rounded 1 - sum W or alpha multiplies a whole value.  The
     clock restarts (alpha_reset) when the agent's own C_a^(t) changed (per_agent), when
-    anybody's did (global: ``changes`` > 0), or never (none).
+    anybody's did (global: ``change_count`` > 0), or never (none).
     """
     zero = one - one
     two = one + one
-    everybody@ = global_reset * changes[@]
+    everybody@ = global_reset * change_count[U@]
     for a in range(indptr.shape[0] - 1):
         ra = np.uint64(a) * LANES
-        ahead = a + PREFETCH_AHEAD  #:large
-        if ahead < indptr.shape[0] - 1:  #:large
-            for j in range(indptr[ahead], indptr[ahead + 1]):  #:large
-                prefetch_row(weight_cap, neighbour_row[j])  #:large
-                prefetch_row(error, neighbour_row[j])  #:large
-                prefetch(accepted, edge_row[j])  #:large
         own@ = weight_cap[ra + U@]
         mine@ = error[ra + U@]
         pull@ = zero
@@ -192,27 +179,34 @@ def consensus(changes, indptr, neighbour_row, edge_row, offset, one, block_scale
 
 
 @step
-def record_mse(t, column, indptr, neighbour_row, edge_row, one, sample_sum, accepted, set_size, error, group_row,
-               group_squared, mse_out, group_out):
+def record_mse(t, column, indptr, neighbour_row, edge_row, one, sample_sum, accepted, set_size, error, rows,
+               group_row, group_squared, mse_out, group_out):
     """Line 11 averaged over agents into ``mse_out[:, column]``: the final if/else of
     Algorithm 1 takes the local mean when every |C_b| <= 2, b in C_a.  A grouped panel
     also sums the squared errors of each group (``group_row``: an agent's group per lane,
-    premultiplied) into ``group_out[:, group, column]``."""
+    premultiplied) into ``group_out[:, group, column]``.  (The large layout: |C^(t)| in
+    the rows of parity t, the consensus's e^(t) in the others.)"""
     n_agents = sample_sum.shape[0]
     inv_t = 1.0 / t
     two = one + one
+    here = np.uint64(t % 2) * np.uint64(rows.shape[0] // 2)  #:large
+    there = np.uint64(rows.shape[0] // 2) - here  #:large
     for i in range(group_squared.shape[0]):  #:grouped
         group_squared[i] = 0.0  #:grouped
     squared@ = 0.0
     for a in range(n_agents):
         ra = np.uint64(a) * LANES
         local_error = sample_sum[a] * inv_t
-        largest@ = set_size[ra + U@]
+        largest@ = set_size[ra + U@]  #:small
+        largest@ = rows[FIELDS * ra + here + SIZE + U@]  #:large
         for k in range(indptr[a], indptr[a + 1]):
             rb = neighbour_row[k]
-            re = edge_row[k]
-            largest@ = max(largest@, as_state(accepted[re + U@], one) * set_size[rb + U@])
-        current@ = np.float64(error[ra + U@])  # loaded before the select (see ``consensus``)
+            re = edge_row[k]  #:small
+            re = np.uint64(k) * LANES  #:large
+            largest@ = max(largest@, as_state(accepted[re + U@], one) * set_size[rb + U@])  #:small
+            largest@ = max(largest@, as_state(accepted[re + U@], one) * rows[FIELDS * rb + here + SIZE + U@])  #:large
+        current@ = np.float64(error[ra + U@])  # loaded before the select (see ``consensus``)  #:small
+        current@ = np.float64(rows[FIELDS * ra + there + ERROR + U@])  #:large
         estimate@ = local_error if largest@ <= two else current@
         squared@ += estimate@ * estimate@
         group_squared[group_row[ra + U@] + U@] += estimate@ * estimate@  #:grouped
@@ -236,7 +230,8 @@ def record_diagnostics(column, indptr, upper, edge_row, same, one, accepted, fli
         ra = np.uint64(a) * LANES
         changed@ += 1.0 if flips[ra + U@] > zero else 0.0
         for k in range(upper[a], indptr[a + 1]):
-            re = edge_row[k]
+            re = edge_row[k]  #:small
+            re = np.uint64(k) * LANES  #:large
             same_edges += same[k]
             rejected@ += same[k] * (one - as_state(accepted[re + U@], one))
             crossing@ += (one - same[k]) * as_state(accepted[re + U@], one)
@@ -260,35 +255,163 @@ def kernel(world, algorithm, outputs, workspace, t_first, t_last):
         per_agent_reset, global_reset = algorithm
     t_record, group_row, mse_out, diagnostics_out, group_out = outputs
     accepted, clock, noisy, error, error_next, set_size, weight_cap, flips, threshold, pair_threshold, sample_sum, \
-        noise_sum, group_squared = workspace
+        noise_sum, group_squared, rows, change_count = workspace
     n_agents = sample_sum.shape[0]
     if t_first == 1:
-        start_run(agent_means, one, sample_sum, noise_sum, accepted, clock, error)
+        start_run(agent_means, one, sample_sum, noise_sum, accepted, clock, error, rows)
     # Two draws per agent and step: the counter where step t_first starts (mod 2^64).
     counter = key + np.uint64(2 * n_agents) * np.uint64(t_first - 1) * GOLDEN
     next_record = 0
     while t_record[next_record] < t_first:
         next_record += 1
-    for t in range(t_first, t_last + 1):
-        counter = receive(counter, t, key, half_width, agent_class, law_code, law_a0, law_a1, law_a2, quantiles,
-                          data_values, data_start, data_count, data_order, replay, sample_sum, noise_sum)
-        set_thresholds(t, rule, sigma_dp, beta_pair, theta_k, rule_params, pair_sigma_a, pair_sigma_b, pair_beta,
-                       pair_noise_a, pair_noise_b, sigma, degree, n_agents, threshold, pair_threshold)
-        publish(t, sigma_dp, agent_noise, one, sample_sum, noise_sum, noisy, set_size, flips)
-        changes = decide(by_class, indptr, upper, neighbour_row, edge_row, offset, same, profile_row, profile_col, one,
-                         degree, n_agents, weight_params, threshold, pair_threshold, noisy, accepted, set_size, flips,
-                         weight_cap)
-        consensus(changes, indptr, neighbour_row, edge_row, offset, one, block_scale, block_shift, per_agent_reset,
-                  global_reset, accepted, weight_cap, noisy, flips, clock, error, error_next)
-        if t == t_record[next_record]:
+    # Pass t: step t's consensus (from t_first on), then step t + 1's draws and decision (up
+    # to t_last); the large layout does both in one sweep over the agents (``fused_pass``).
+    # A recorded step splits its pass in two, its record between them: the record reads
+    # step t's sets and the samples up to t, before step t + 1's draws and decision.
+    t = t_first - 1
+    consensus_now = False
+    while True:
+        recording = consensus_now and t == t_record[next_record]
+        decide_next = t < t_last and not recording
+        if consensus_now:  #:small
+            consensus(indptr, neighbour_row, edge_row, offset, one, block_scale, block_shift, per_agent_reset,  #:small
+                      global_reset, change_count, accepted, weight_cap, noisy, flips, clock, error, error_next)  #:small
+        if decide_next:
+            counter = receive(counter, t + 1, key, half_width, agent_class, law_code, law_a0, law_a1, law_a2,
+                              quantiles, data_values, data_start, data_count, data_order, replay, sample_sum,
+                              noise_sum)
+            set_thresholds(t + 1, rule, sigma_dp, beta_pair, theta_k, rule_params, pair_sigma_a, pair_sigma_b,
+                           pair_beta, pair_noise_a, pair_noise_b, sigma, degree, n_agents, threshold, pair_threshold)
+            publish(t + 1, sigma_dp, agent_noise, one, sample_sum, noise_sum, noisy, set_size, flips, rows)
+            decide(by_class, indptr, upper, neighbour_row, edge_row, offset, same, profile_row, profile_col, one,  #:small
+                   degree, n_agents, weight_params, threshold, pair_threshold, noisy, accepted, set_size, flips,  #:small
+                   weight_cap, change_count)  #:small
+        fused_pass(t, consensus_now, decide_next, by_class, indptr, upper, neighbour_row, offset, same,  #:large
+                   profile_row, profile_col, one, degree, n_agents, weight_params, threshold, pair_threshold,  #:large
+                   block_scale, block_shift, per_agent_reset, global_reset, rows, accepted, flips, clock,  #:large
+                   change_count)  #:large
+        if recording:
             record_mse(t, next_record, indptr, neighbour_row, edge_row, one, sample_sum, accepted, set_size, error,
-                       group_row, group_squared, mse_out, group_out)
+                       rows, group_row, group_squared, mse_out, group_out)
             record_diagnostics(next_record, indptr, upper, edge_row, same, one, accepted, flips, diagnostics_out)
             next_record += 1
+        if decide_next:
+            t += 1
+            consensus_now = True
+        elif recording and t < t_last:
+            consensus_now = False  # the same t: its pass's decision is left
+        else:
+            break
 '''
 
 #: How many agents ahead the large kernel prefetches the neighbour rows of.
 PREFETCH_AHEAD = 4
+
+#: The large layout's steps (``kernel_source(large=True)`` adds them to ``_TEMPLATE``).
+_LARGE_TEMPLATE = '''
+# Each agent's state in two rows, one in each half of ``rows`` (a's from FIELDS * a * LANES
+# on in each), each row four fields of LANES: the row of parity t mod 2 holds what pass t
+# reads of a neighbour, e^(t-1) (ERROR), q^(t) (CAP) and X~^(t+1) (NOISY), side by side, and
+# |C^(t)| (SIZE, read by the record only): 3 cache lines in float32 with 12 lanes.
+FIELDS = np.uint64(4)
+ERROR = np.uint64(0) * LANES
+CAP = np.uint64(1) * LANES
+NOISY = np.uint64(2) * LANES
+SIZE = np.uint64(3) * LANES
+
+
+@step
+def prefetch_fields(rows, first):
+    """Ask for every cache line of the ERROR, CAP and NOISY fields of a row from ``first``
+    on (3 LANES wide: addresses LANES apart, fewer than 64 bytes, cover each line)."""
+    prefetch(rows, first)
+    prefetch(rows, first + LANES)
+    prefetch(rows, first + LANES + LANES)
+    prefetch(rows, first + NOISY + LANES - np.uint64(1))
+
+
+@step
+def fused_pass(t, consensus_now, decide_next, by_class, indptr, upper, neighbour_row, offset, same, profile_row,
+               profile_col, one, degree, n_agents, weight_params, threshold, pair_threshold, block_scale,
+               block_shift, per_agent_reset, global_reset, rows, accepted, flips, clock, change_count):
+    """The large layout's pass t, one sweep over the agents, each agent doing (if
+    ``consensus_now``) its consensus of step t, lines 8-10 as ``consensus`` does them, and
+    then (if ``decide_next``) its decision of step t + 1, lines 6-7 as ``decide`` makes
+    them, with the same numbers bit for bit:
+
+    * an agent decides all its edges from its own end, each verdict in its CSR place
+      (``accepted`` per directed edge), so nothing is scattered to a neighbour: the rule
+      is symmetric bit for bit (|x - y + d| = |y - x - d| in floating point, offset_ba =
+      -offset_ab exactly), a mixed panel reads the pair's threshold as the lower end
+      does, and |C_a| and the change counts are sums of integers, exact in any order;
+    * step t + 1's noisy means do not depend on step t's consensus, so one visit to a
+      neighbour reads what both need: the row of parity t, e_b^(t-1), q_b^(t) and
+      X~_b^(t+1), three fields side by side (``prefetch_fields``); the agent writes
+      e_a^(t), q_a^(t+1) and |C_a^(t+1)| to its other row, which pass t + 1 reads.
+
+    ``change_count`` holds step t's counts of changes (the global reset's) and receives
+    step t + 1's."""
+    zero = one - one
+    two = one + one
+    half = np.uint64(rows.shape[0] // 2)
+    here = np.uint64(t % 2) * half
+    there = half - here
+    first = one if t == 0 else zero
+    oracle@ = one if by_class[@] > 0.0 else zero
+    limit@ = threshold[@]  #:shared
+    everybody@ = global_reset * change_count[U@]
+    changes@ = zero
+    for a in range(indptr.shape[0] - 1):
+        ra = np.uint64(a) * LANES
+        mine = FIELDS * ra + here
+        other = FIELDS * ra + there
+        ahead = a + PREFETCH_AHEAD
+        if ahead < indptr.shape[0] - 1:
+            for j in range(indptr[ahead], indptr[ahead + 1]):
+                prefetch_fields(rows, FIELDS * neighbour_row[j] + here)
+        if consensus_now:
+            own@ = rows[mine + CAP + U@]
+            error@ = rows[mine + ERROR + U@]
+            pull@ = zero
+            for k in range(indptr[a], indptr[a + 1]):
+                rb = FIELDS * neighbour_row[k] + here
+                rk = np.uint64(k) * LANES
+                d = offset[k]
+                w@ = as_state(accepted[rk + U@], one) * min(own@, rows[rb + CAP + U@])
+                pull@ += w@ * (rows[rb + ERROR + U@] - d - error@)
+            trigger@ = per_agent_reset * flips[ra + U@] + everybody@
+            last@ = clock[ra + U@]  # loaded before the select (see ``consensus``)
+            tick@ = one if trigger@ > zero else last@ + one
+            clock[ra + U@] = tick@
+            fresh@ = one / (np.floor(tick@ * block_scale) + block_shift + two)
+            mixed@ = error@ + pull@
+            rows[other + ERROR + U@] = mixed@ + fresh@ * (rows[other + NOISY + U@] - mixed@)
+        if decide_next:
+            noisy@ = rows[mine + NOISY + U@]
+            row@ = profile_row[ra + U@]  #:mixed
+            col@ = profile_col[ra + U@]  #:mixed
+            size@ = one
+            flip@ = first
+            for k in range(indptr[a], indptr[a + 1]):
+                rb = neighbour_row[k]
+                rk = np.uint64(k) * LANES
+                lower = k < upper[a]
+                pair@ = profile_row[rb + U@] + col@ if lower else row@ + profile_col[rb + U@]  #:mixed
+                limit@ = pair_threshold[pair@ + U@]  #:mixed
+                theirs@ = rows[FIELDS * rb + here + NOISY + U@]
+                now@ = max(one if abs(noisy@ - theirs@ + offset[k]) < limit@ else zero, same[k] * oracle@)
+                change@ = abs(now@ - as_state(accepted[rk + U@], one))
+                accepted[rk + U@] = np.uint8(now@)
+                size@ += now@
+                flip@ += change@
+            flips[ra + U@] = flip@
+            rows[other + SIZE + U@] = size@
+            rows[other + CAP + U@] = mixing_cap(size@, degree, n_agents, weight_params)
+            changes@ += flip@
+    if decide_next:
+        change_count[U@] = changes@
+'''
+
 
 
 def kernel_source(lanes: int, mixed: bool = False, large: bool = False, grouped: bool = False,
@@ -300,9 +423,12 @@ def kernel_source(lanes: int, mixed: bool = False, large: bool = False, grouped:
     laws or sigma, privacy mixes): per-agent draws and noise levels, and a threshold per
     profile pair.  ``#:small`` lines are for graphs whose state fits in the caches;
     ``#:large`` lines replace them from ``kernel.LARGE_AGENTS`` agents, where the neighbour rows
-    come from L3 or DRAM: the accepted-edge state as uint8 (12 bytes per edge instead of
-    48; ``kernel.Workspace.allocate``) and software prefetch of the rows the agent
-    ``PREFETCH_AHEAD`` places on will read.  ``#:grouped`` lines, kept only for panels
+    come from L3 or DRAM: the steps of ``_LARGE_TEMPLATE`` join them (``fused_pass``: one
+    sweep over the agents per step instead of two, each neighbour's fields side by side in
+    two rows per agent, the accepted-edge state as uint8 per directed edge,
+    ``kernel.Workspace.allocate``, and software prefetch of the rows the agent
+    ``PREFETCH_AHEAD`` places on will read).  A tag ``#:a_b`` keeps a line where both
+    ``a`` and ``b`` hold.  ``#:grouped`` lines, kept only for panels
     that record the MSE per group (``PanelSpec.groups``), sum each group's squared errors
     at the recorded times: a panel without groups runs the kernel it always ran.  In the
     mixed kernel, ``#:law`` lines draw each agent's sample from its class's law and
@@ -312,18 +438,19 @@ def kernel_source(lanes: int, mixed: bool = False, large: bool = False, grouped:
     """
     if file and not mixed:
         raise ValueError("a world from a data file runs the mixed kernel (its classes' laws are the file's)")
-    tags = {"#:mixed": mixed, "#:shared": not mixed, "#:large": large, "#:small": not large,
-            "#:grouped": grouped, "#:law": mixed and not file, "#:file": file}
+    kept = {"mixed": mixed, "shared": not mixed, "large": large, "small": not large, "grouped": grouped,
+            "law": mixed and not file, "file": file}
 
     def lane(text: str, c: int) -> str:
         return text.replace("U@", f"U{c}").replace("@", str(c))
 
     lines = []
-    for line in _TEMPLATE.splitlines():
-        tag = next((tag for tag in tags if line.endswith(tag)), None)
-        if tag is not None and not tags[tag]:
-            continue
-        line = line.removesuffix(tag or "").rstrip()
+    for line in (_TEMPLATE + _LARGE_TEMPLATE if large else _TEMPLATE).splitlines():
+        tag = re.search(r"#:(\w+)$", line)
+        if tag is not None:
+            if not all(kept[part] for part in tag[1].split("_")):
+                continue
+            line = line[:tag.start()].rstrip()
         if "{" in line:  # {x@} -> x0, x1, ...: every lane in one expression
             lines.append(re.sub(r"\{([^{}]*@[^{}]*)\}", lambda m: ", ".join(lane(m[1], c) for c in range(lanes)), line))
         elif "@" in line and not line.startswith("@"):
