@@ -32,18 +32,18 @@ from __future__ import annotations
 
 import argparse
 import time
+from functools import partial
 
 import numpy as np
 from baseline import cpu_description, load_baseline
 from bench_scale import run_kernel
 
-#: Where the kernel module lived, newest layout first (``baseline.load_baseline``).
-KERNEL_MODULES = ("ccolme.kernel", "consensus")
-
 from colme._jit import jit_noalias
 from colme.graphs import random_regular_edges
 from colme.seeding import run_generator
 
+#: Where the kernel module lived, newest layout first (``baseline.load_baseline``).
+KERNEL_MODULES = ("ccolme.kernel", "consensus")
 LANES = 12
 L = range(LANES)
 
@@ -129,10 +129,11 @@ def csr(edges: np.ndarray, n_agents: int):
     return (indptr, upper, (ends[:, 1].astype(np.uint64) * LANES), (edge_id.astype(np.uint64) * LANES))
 
 
-def seconds(function, arguments, steps: int) -> float:
+def seconds(function, arguments) -> float:
+    """CPU seconds of ``function(*arguments)`` (a kernel's call returns its own)."""
     start = time.process_time()
-    function(*arguments, steps)
-    return time.process_time() - start
+    value = function(*arguments)
+    return value if value is not None else time.process_time() - start
 
 
 def main() -> None:
@@ -161,24 +162,22 @@ def main() -> None:
         compiled["gather"](indptr, neighbour_row, state.copy(), out, 1)  # compile and first touch
         compiled["decide_gather"](indptr, upper, neighbour_row, edge_row, noisy.copy(), accepted, state.copy(), out, 1)
         compiled["own_decide_gather"](indptr, upper, neighbour_row, edge_row, noisy.copy(), own, state.copy(), out, 1)
-        timed = {
-            "gather": lambda: seconds(compiled["gather"], (indptr, neighbour_row, state, out), steps),
-            "decide+gather": lambda: seconds(compiled["decide_gather"],
-                                             (indptr, upper, neighbour_row, edge_row, noisy, accepted, state, out),
-                                             steps),
-            "own-decide+gather": lambda: seconds(compiled["own_decide_gather"],
-                                                 (indptr, upper, neighbour_row, edge_row, noisy, own, state, out),
-                                                 steps),
-            "kernel": lambda: run_kernel(n_agents, degree, steps, edges),
+        loops = {
+            "gather": (compiled["gather"], (indptr, neighbour_row, state, out, steps)),
+            "decide+gather": (compiled["decide_gather"],
+                              (indptr, upper, neighbour_row, edge_row, noisy, accepted, state, out, steps)),
+            "own-decide+gather": (compiled["own_decide_gather"],
+                                  (indptr, upper, neighbour_row, edge_row, noisy, own, state, out, steps)),
+            "kernel": (run_kernel, (n_agents, degree, steps, edges)),
         }
         run_kernel(n_agents, degree, 2, edges)  # compile (or load) the layout this M runs
         if baseline is not None:
             run_kernel(n_agents, degree, 2, edges, module=baseline)
-            timed[args.baseline] = lambda: run_kernel(n_agents, degree, steps, edges, module=baseline)
-        best = {name: np.inf for name in timed}
+            loops[args.baseline] = (partial(run_kernel, module=baseline), (n_agents, degree, steps, edges))
+        best = {name: np.inf for name in loops}
         for _ in range(args.repeat):
-            for name, measure in timed.items():
-                best[name] = min(best[name], measure())
+            for name, (function, arguments) in loops.items():
+                best[name] = min(best[name], seconds(function, arguments))
         found = {name: per_step * steps / value for name, value in best.items()}
         print(f"M={n_agents} r={degree} steps={steps}: " + ", ".join(f"{k} {v:.3e}" for k, v in found.items())
               + f" config-edge-updates/s/core; kernel / gather = {found['kernel'] / found['gather']:.2f}, "

@@ -24,9 +24,10 @@ of the per-round ratios (paired with the same round's today), which show the noi
 * ``own``: each agent decides all its edges from its own end (the rule is symmetric bit
   for bit): no scatter to the neighbours' |C_b| and flips, and the accepted-edge state per
   directed edge in CSR order, read sequentially by the consensus; twice the comparisons;
-* ``large``: the kernel's own layout for large graphs (``kernel_source``: uint8 and
-  prefetch, as the template writes them), which ``simulate_runs`` picks from
-  ``LARGE_AGENTS`` agents; every other variant, ``today`` included, is of the small one;
+* ``large``: the kernel's own layout for large graphs (``kernel_source``: one fused pass
+  per step, each agent deciding its edges from its own end, parity rows, uint8 and
+  prefetch), which ``simulate_runs`` picks from ``LARGE_AGENTS`` agents; every other
+  variant, ``today`` included, is of the small one;
 * ``a+b``: both changes.
 
 The edge order needs no variant: each agent's neighbours are already sorted (CSR rows,
@@ -69,6 +70,22 @@ TODAY, TODAY_WORKSPACE = kernel_template._TEMPLATE, consensus.Workspace
 LANES = 12
 #: Agents ahead whose neighbour rows the ``prefetch`` variant asks for.
 AHEAD = 4
+
+
+def small_layout(template: str) -> str:
+    """The template with its layout tags resolved for the small layout (``#:large`` lines
+    dropped, ``small`` taken out of the tags), which every variant but ``large`` changes."""
+    lines = []
+    for line in template.splitlines():
+        tag = re.search(r"\s*#:(\w+)$", line)
+        parts = tag[1].split("_") if tag else []
+        if "large" in parts:
+            continue
+        if "small" in parts:
+            kept = [part for part in parts if part != "small"]
+            line = line[:tag.start()] + (f"  #:{'_'.join(kept)}" if kept else "")
+        lines.append(line)
+    return "\n".join(lines) + "\n"
 
 
 def _once(source: str, old: str, new: str) -> str:
@@ -201,6 +218,8 @@ class InterleavedWorkspace(NamedTuple):
     sample_sum: np.ndarray
     noise_sum: np.ndarray
     group_squared: np.ndarray
+    rows: np.ndarray
+    change_count: np.ndarray
 
 
 def workspace_class(layout: str, accepted_dtype, counts_dtype=None, directed=False):
@@ -218,7 +237,7 @@ def workspace_class(layout: str, accepted_dtype, counts_dtype=None, directed=Fal
                 return InterleavedWorkspace(accepted, zeros(n_agents * lanes), zeros(3 * n_agents * lanes),
                                             zeros(2 * n_agents * lanes), zeros(n_agents * lanes), zeros(lanes),
                                             zeros(n_pairs * lanes), np.zeros(n_agents), np.zeros(n_agents),
-                                            np.zeros(n_groups * lanes))
+                                            np.zeros(n_groups * lanes), zeros(0), zeros(lanes))
             arrays = TODAY_WORKSPACE.allocate(n_agents, n_edges, lanes, dtype, n_pairs, n_groups=n_groups)._asdict()
             counts = {name: np.zeros(n_agents * lanes, dtype=counts_dtype) for name in ("set_size", "flips")}
             return TODAY_WORKSPACE(**{**arrays, "accepted": accepted, **(counts if counts_dtype else {})})
@@ -275,7 +294,7 @@ def variant(changes: tuple[str, ...]):
     the kernel's own layout for large graphs, ``kernel_source``)."""
     if changes == ("large",):
         return TODAY, TODAY_WORKSPACE, LANES, lambda kernel: kernel
-    template = TODAY
+    template = small_layout(TODAY)
     if "own" in changes:
         template = own_decisions(template)
     if "uint8" in changes:

@@ -20,7 +20,8 @@ layouts (``bench_layouts.py`` holds those, each bit-identical).  The difference 
 
 Timed interleaved in one process (``--repeat`` rounds, CPU seconds of the kernel's calls)
 on the 12-curve Fig. 1 panel at one M and degree (random regular graph, float32, one
-core; the large-graph layout from ``LARGE_AGENTS`` agents, as ``simulate_runs`` picks).
+core), in the small layout at every M: the variants change its ``decide`` and
+``consensus``, which the large layout's ``fused_pass`` replaces.
 Prints the CPU, each variant's rate, its time per agent-step and its ratio to today's.
 Usage:
 
@@ -87,8 +88,8 @@ def unit_laplace_bits(bits):
 
 #: Variant name -> (template text, its replacement), each found exactly once in today's template.
 VARIANTS = {
-    "no-receive": (("        counter = receive(counter, t,",
-                    "        counter = counter if t > 1 else receive(counter, t,"),),
+    "no-receive": (("            counter = receive(counter, t + 1,",
+                    "            counter = counter if t > 0 else receive(counter, t + 1,"),),
     "no-log": (("noise_sum[a] += unit_laplace(mix_uniform(counter))", "noise_sum[a] += mix_uniform(counter)"),),
     "poly-log": (("@step\ndef receive(", POLY_LOG + "@step\ndef receive("),
                  ("noise_sum[a] += unit_laplace(mix_uniform(counter))",
@@ -145,23 +146,22 @@ def main() -> None:
     parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS))
     args = parser.parse_args()
     n_agents = int(args.agents)
-    large = n_agents >= consensus.LARGE_AGENTS
     names = ["today", *args.variants]
     edges = random_regular_edges(args.degree, n_agents, run_generator(1, "scale", 0, "instance"))[None]
     classes = Population().assign(n_agents, run_generator(2, "scale", 0, "instance"))[None]
     built = {}
     for name in names:
         kernel_template._TEMPLATE = variant_template(name)
-        built[name] = Timed(codegen.build_kernel(LANES, large=large))
+        built[name] = Timed(codegen.build_kernel(LANES))
     kernel_template._TEMPLATE = TODAY
-    key = codegen.kernel_key(LANES, False, large)
+    key = codegen.kernel_key(LANES)
     original = codegen._KERNELS.get(key)
 
     def run(name: str) -> float:
         kernel = built[name]
         codegen._KERNELS[key], kernel.seconds = kernel, 0.0
         consensus.simulate_runs(panel(n_agents, args.degree, args.steps), classes, edges,
-                                [run_generator(1, "scale", 0, "data")], np.float32, large=large)
+                                [run_generator(1, "scale", 0, "data")], np.float32, large=False)
         return kernel.seconds
 
     try:
@@ -176,7 +176,7 @@ def main() -> None:
     if "poly-log" in names:
         print(poly_log_agreement())
     print(f"M={n_agents} r={args.degree} steps={args.steps} repeat={args.repeat} "
-          f"({'large' if large else 'small'} layout, float32, 12 curves)")
+          "(small layout, float32, 12 curves)")
     updates = n_agents * args.degree * LANES * args.steps
     best = {name: min(seconds) for name, seconds in times.items()}
     for name in names:
