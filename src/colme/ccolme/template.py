@@ -322,8 +322,9 @@ SIZE = np.uint64(3) * LANES
 
 @step
 def prefetch_fields(rows, first):
-    """Ask for every cache line of the ERROR, CAP and NOISY fields of a row from ``first``
-    on (3 LANES wide: addresses LANES apart, fewer than 64 bytes, cover each line)."""
+    """Ask for the cache lines of the ERROR, CAP and NOISY fields of a row from ``first`` on
+    (3 LANES wide): addresses LANES apart cover every line where a field is at most 64
+    bytes (float32, up to 16 lanes: the panels at scale), most of them otherwise."""
     prefetch(rows, first)
     prefetch(rows, first + LANES)
     prefetch(rows, first + LANES + LANES)
@@ -411,7 +412,6 @@ def fused_pass(t, consensus_now, decide_next, by_class, indptr, upper, neighbour
     if decide_next:
         change_count[U@] = changes@
 '''
-
 
 
 def kernel_source(lanes: int, mixed: bool = False, large: bool = False, grouped: bool = False,
