@@ -183,6 +183,18 @@ def wall_minutes(seconds: float) -> int:
     return math.ceil(2 * seconds / 60) + 2
 
 
+#: Memory a simulate job asks for besides its state: Python, NumPy, Numba, a compiled
+#: kernel and the temporaries of its set-up (the small figures' jobs of a default build
+#: peak at 215-560 MB max RSS).
+JOB_MEMORY_MB = 1000
+
+
+def memory_mb(state_bytes: float) -> int:
+    """Memory request of a simulate job that holds ``state_bytes`` of arrays while it
+    simulates: those on top of ``JOB_MEMORY_MB``."""
+    return JOB_MEMORY_MB + math.ceil(state_bytes / 2**20)
+
+
 class Configured:
     """The configuration role: how a figure of this engine is written and what of it
     determines its numbers."""
@@ -250,6 +262,11 @@ class Configured:
 
     def runtime_minutes(self, params: dict, runs: int) -> int:
         return 5
+
+    def memory_mb(self, params: dict, runs: int) -> int:
+        """Memory request of a simulate job of ``runs`` runs (doubled at each retry by the
+        workflow): ``JOB_MEMORY_MB`` where the engine's state is small."""
+        return JOB_MEMORY_MB
 
 
 class Views:

@@ -167,3 +167,19 @@ def test_large_graph_layout_prefetches():
         )
         fresh.compile(layout_signature)
         assert ("llvm.prefetch" in fresh.inspect_llvm(layout_signature)) == large, f"large={large}"
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_memory_estimate_holds_either_layouts_workspace(dtype):
+    """``engine.run_state_bytes`` (a simulate job's memory request) covers the workspace of
+    both layouts and one run's world, with at most 10 % to spare over the larger: a new
+    workspace array fails it until the estimate counts it."""
+    from colme.ccolme.engine import run_state_bytes
+
+    n_agents, n_edges, curves, itemsize = 1000, 5000, 12, np.dtype(dtype).itemsize
+    lanes = lane_groups(curves)[1]
+    world = 2 * n_edges * (16 + 2 * itemsize) + 32 * n_agents  # CSR rows, offsets, classmates; per agent
+    held = max(sum(array.nbytes for array in Workspace.allocate(n_agents, n_edges, lanes, dtype, large=large))
+               for large in (False, True)) + world
+    estimate = run_state_bytes(n_agents, n_edges, curves, itemsize, runs=0)
+    assert held <= estimate <= 1.1 * held

@@ -1,7 +1,9 @@
 """End to end: the Snakemake workflow on a tiny config, determinism, killed jobs."""
 
 import json
+import math
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -294,3 +296,17 @@ def test_a_researchers_rule_runs_end_to_end_and_an_edit_reruns_exactly_its_figur
     assert planned.get("simulate") == 2 and planned.get("table") == 1 and "instances" not in planned
     output = snakemake(tmp_path, "-n", "--cores", "1", config=OWN_RULE).stdout
     assert "figure=with_rule" in output and "figure=without_rule" not in output
+
+
+def test_simulate_jobs_ask_for_their_engines_memory_estimate(tmp_path):
+    """A simulate job's mem_mb is its engine's estimate for its chunk (``memory_mb``): a
+    million-agent panel asks for 1000 MB plus the arrays a run holds
+    (``ccolme.engine.run_state_bytes``), a tiny one for about 1000 MB."""
+    from colme.ccolme.engine import run_state_bytes
+
+    config = TINY.split("  tiny_b:")[0] + "  big:\n    n_agents: 1000000\n    degree: 10\n    t_max: 3\n    runs: 1\n"
+    output = snakemake(tmp_path, "-n", "--cores", "1", config=config).stdout
+    asked = {figure: int(mem) for figure, mem in re.findall(
+        r"output: \S*/chunks/(\w+)/runs\S+\n(?:.*\n)*?\s+resources: .*?\bmem_mb=(\d+)", output)}
+    assert asked["big"] == 1000 + math.ceil(run_state_bytes(10**6, 5 * 10**6, 12, 4, 1) / 2**20) > 1900
+    assert 1000 < asked["tiny_a"] < 1010

@@ -227,16 +227,21 @@ def table_inputs(wildcards):
     )
 
 
-def simulate_runtime(wildcards, attempt):
-    """Minutes requested for one chunk, doubled on each retry after a time-out."""
-    settings = SETTINGS[wildcards.figure]
-    params = stage_params(
-        settings, "simulate", int(wildcards.start), int(wildcards.stop)
-    )
-    runs = int(wildcards.stop) - int(wildcards.start)
-    return ENGINES[settings["engine"]].runtime_minutes(params, runs) * 2 ** (
-        attempt - 1
-    )
+def simulate_resource(estimate):
+    """A simulate job's resource: its engine's ``estimate`` for the chunk (``runtime_minutes``
+    or ``memory_mb``), doubled on each retry (after a time-out or running out of memory).
+    """
+
+    def resource(wildcards, attempt):
+        settings = SETTINGS[wildcards.figure]
+        params = stage_params(
+            settings, "simulate", int(wildcards.start), int(wildcards.stop)
+        )
+        runs = int(wildcards.stop) - int(wildcards.start)
+        engine = ENGINES[settings["engine"]]
+        return getattr(engine, estimate)(params, runs) * 2 ** (attempt - 1)
+
+    return resource
 
 
 def caption(wildcards):

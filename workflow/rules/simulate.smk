@@ -13,11 +13,11 @@ rule simulate:
     conda:
         "../../environment.yml"
     threads: 1
-    # Measured (results/benchmarks/simulate): at most ~250 MB max RSS per job (Numba
-    # runtime + state), whatever the chunk size; runtime from the engine's estimate.
+    # Memory and runtime from the engine's estimates for the chunk (colme.engines), doubled
+    # at each retry; results/benchmarks/simulate records what each job used.
     resources:
-        mem_mb=lambda wildcards, attempt: 1000 * attempt,
-        runtime=simulate_runtime,
+        mem_mb=simulate_resource("memory_mb"),
+        runtime=simulate_resource("runtime_minutes"),
     params:
         made_by=made_by_of("chunks"),
     script:

@@ -10,7 +10,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ..engines import WorldEngine, population, population_summary, table_module, wall_minutes
+from ..engines import WorldEngine, memory_mb, population, population_summary, table_module, wall_minutes
 from ..errors import ConfigError
 from ..graphs import expected_mean_degree
 from ..timegrid import figure_grid
@@ -24,6 +24,21 @@ from .weight_rules import max_set_size, user_weights
 #: Conservative config-edge-updates/s for sizing cluster jobs (6x below the 2.5e9 measured
 #: on an AVX-512 core, 3x below the ~1.2e9 projected for an older AVX2 core).
 CONSERVATIVE_UPDATES_PER_SECOND = 4e8
+
+
+def run_state_bytes(n_agents: int, n_edges: float, curves: int, itemsize: int, runs: int = 1) -> float:
+    """The bytes of the arrays a simulate job of ``runs`` runs holds while it simulates
+    (``kernel.simulate_runs``; ``tests/ccolme/test_fast_path.py`` checks the workspace
+    part against ``Workspace.allocate``): the runs' instances (classes, edges), one run's
+    world (CSR rows, offsets and classmates per directed edge, per-agent arrays) and the
+    ``Workspace`` of the larger of its two layouts, for the lane groups of at most
+    ``kernel.MAX_LANES`` = 16 curves."""
+    lanes = -(-curves // -(-curves // 16))
+    instances = runs * (8 * n_agents + 16 * n_edges)
+    world = 2 * n_edges * (16 + 2 * itemsize) + 32 * n_agents
+    small = n_agents * 7 * lanes * itemsize + n_edges * lanes * itemsize
+    large = n_agents * 10 * lanes * itemsize + 2 * n_edges * lanes
+    return instances + world + max(small, large) + 16 * n_agents + 16 * lanes * itemsize
 
 
 class ConsensusEngine(WorldEngine):
@@ -230,3 +245,9 @@ class ConsensusEngine(WorldEngine):
         degree = expected_mean_degree(self.graph(params), params["n_agents"], params.get("degree"))
         updates = runs * params["n_agents"] * degree * curves * params["t_max"]
         return wall_minutes(updates / CONSERVATIVE_UPDATES_PER_SECOND)
+
+    def memory_mb(self, params: dict, runs: int) -> int:
+        n_agents = params["n_agents"]
+        degree = expected_mean_degree(self.graph(params), n_agents, params.get("degree"))
+        return memory_mb(run_state_bytes(n_agents, n_agents * degree / 2, len(self.spec(params).curves),
+                                         np.dtype(params["precision"]).itemsize, runs))

@@ -37,8 +37,8 @@ from .spec import DIAGNOSTICS, PanelSpec
 MAX_LANES = 16
 #: Agents from which a panel runs the ``large`` kernel (``template.kernel_source``).  Against the
 #: small layout, r = 10, 12 curves, float32 (docs/kernel.md, "The layout for large graphs"):
-#: x0.93 at M = 1e4, x0.93-1.13 at 2e4, x1.36 at 3e4, x1.48 at 1e5, x1.49 at 1e6 on a Zen 5
-#: with a 32 MB L3; a CPU with a larger L3 breaks even later, hence 5e4 rather than 3e4.
+#: x0.90 at M = 1e4, x0.99 at 2e4, x1.36 at 3e4, x1.61 at 5e4 on a Zen 3 with a 32 MB L3; a
+#: CPU with a larger L3 breaks even later, hence 5e4 rather than 3e4.
 LARGE_AGENTS = 50_000
 
 

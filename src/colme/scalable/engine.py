@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..engines import WorldEngine, population, population_summary, wall_minutes
+from ..engines import JOB_MEMORY_MB, WorldEngine, population, population_summary, wall_minutes
 from ..errors import ConfigError
 from ..graphs import expected_mean_degree
 from ..populations import population_choices
@@ -169,3 +169,6 @@ class ScalableEngine(WorldEngine):
         hops = sum(max(curve.depth, 1) + 1 for curve in spec.curves)
         updates = runs * links_estimate(params) * hops * params["t_max"]
         return wall_minutes(updates / CONSERVATIVE_LINK_UPDATES_PER_SECOND)
+
+    def memory_mb(self, params: dict, runs: int) -> int:
+        return JOB_MEMORY_MB + math.ceil(memory_bytes(params) / 2**20)  # already twice the state
