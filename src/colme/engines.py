@@ -189,7 +189,7 @@ def wall_minutes(seconds: float) -> int:
 JOB_MEMORY_MB = 1000
 
 
-def memory_mb(state_bytes: float) -> int:
+def job_memory_mb(state_bytes: float) -> int:
     """Memory request of a simulate job that holds ``state_bytes`` of arrays while it
     simulates: those on top of ``JOB_MEMORY_MB``."""
     return JOB_MEMORY_MB + math.ceil(state_bytes / 2**20)

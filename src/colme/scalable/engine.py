@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..engines import JOB_MEMORY_MB, WorldEngine, population, population_summary, wall_minutes
+from ..engines import WorldEngine, job_memory_mb, population, population_summary, wall_minutes
 from ..errors import ConfigError
 from ..graphs import expected_mean_degree
 from ..populations import population_choices
@@ -171,4 +171,4 @@ class ScalableEngine(WorldEngine):
         return wall_minutes(updates / CONSERVATIVE_LINK_UPDATES_PER_SECOND)
 
     def memory_mb(self, params: dict, runs: int) -> int:
-        return JOB_MEMORY_MB + math.ceil(memory_bytes(params) / 2**20)  # already twice the state
+        return job_memory_mb(memory_bytes(params))  # an upper estimate, twice the state
