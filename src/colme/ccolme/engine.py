@@ -32,8 +32,10 @@ def run_state_bytes(n_agents: int, n_edges: float, curves: int, itemsize: int, r
     part against ``Workspace.allocate``): the runs' instances (classes, edges), one run's
     world (CSR rows, offsets and classmates per directed edge, per-agent arrays) and the
     ``Workspace`` of the larger of its two layouts, for the lane groups of at most
-    ``kernel.MAX_LANES`` = 16 curves."""
-    lanes = -(-curves // -(-curves // 16))
+    ``kernel.MAX_LANES`` curves (``kernel.lane_groups``)."""
+    from .kernel import lane_groups  # lazy: the kernel driver's module, not needed to configure
+
+    lanes = lane_groups(curves)[1]
     instances = runs * (8 * n_agents + 16 * n_edges)
     world = 2 * n_edges * (16 + 2 * itemsize) + 32 * n_agents
     small = n_agents * 7 * lanes * itemsize + n_edges * lanes * itemsize
