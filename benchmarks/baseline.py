@@ -34,6 +34,12 @@ def cpu_description() -> str:
             f"Numba compiles for {name}, ISA {vector_isa(target)}")
 
 
+#: Where the Private-C-ColME kernel module lives, newest layout first (``load_baseline``):
+#: ``colme.ccolme.kernel`` since the one-home-per-paper restructure (666d3f3),
+#: ``colme.consensus`` up to d3a38a9.
+CCOLME_KERNEL_MODULES = ("ccolme.kernel", "consensus")
+
+
 def load_baseline(revision: str, modules: tuple[str, ...]):
     """The first of ``colme_baseline.<name>`` for ``name`` in ``modules`` that git revision
     ``revision`` has, with ``src/colme`` of that revision extracted as package ``colme_baseline``.

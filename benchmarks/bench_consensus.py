@@ -28,7 +28,7 @@ import math
 import time
 
 import numpy as np
-from baseline import cpu_description, load_baseline, spec_module
+from baseline import CCOLME_KERNEL_MODULES, cpu_description, load_baseline, spec_module
 
 from colme.ccolme import kernel as consensus
 from colme.ccolme.kernel import lane_groups
@@ -86,11 +86,6 @@ def cpu_seconds(module, spec, classes, edges, dtype) -> float:
     return time.process_time() - start
 
 
-#: Where the kernel module lives, newest layout first: ``colme.ccolme.kernel`` since the
-#: one-home-per-paper restructure (666d3f3), ``colme.consensus`` up to d3a38a9.
-KERNEL_MODULES = ("ccolme.kernel", "consensus")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--t-max", type=int, default=3000)
@@ -105,7 +100,7 @@ def main() -> None:
     dtypes = [args.dtype] if args.dtype else args.dtypes
     modules = {"this": consensus}
     if args.baseline:
-        modules[args.baseline] = load_baseline(args.baseline, KERNEL_MODULES)
+        modules[args.baseline] = load_baseline(args.baseline, CCOLME_KERNEL_MODULES)
     print(cpu_description())
     groups, lanes = lane_groups(12)
     print(f"lanes: {lanes} per kernel call ({groups} call(s) per run for 12 curves)")

@@ -35,15 +35,13 @@ import time
 from functools import partial
 
 import numpy as np
-from baseline import cpu_description, load_baseline
+from baseline import CCOLME_KERNEL_MODULES, cpu_description, load_baseline
 from bench_scale import run_kernel
 
 from colme._jit import jit_noalias
 from colme.graphs import random_regular_edges
 from colme.seeding import run_generator
 
-#: Where the kernel module lived, newest layout first (``baseline.load_baseline``).
-KERNEL_MODULES = ("ccolme.kernel", "consensus")
 LANES = 12
 L = range(LANES)
 
@@ -144,7 +142,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--baseline", help="git revision whose kernel to measure alongside")
     args = parser.parse_args()
-    baseline = load_baseline(args.baseline, KERNEL_MODULES) if args.baseline else None
+    baseline = load_baseline(args.baseline, CCOLME_KERNEL_MODULES) if args.baseline else None
     print(cpu_description())
     compiled = floors()
     for size in args.sizes:

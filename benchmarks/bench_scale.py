@@ -31,8 +31,9 @@ import time
 import numpy as np
 from baseline import cpu_description, spec_module
 
-from colme.ccolme.kernel import LARGE_AGENTS, simulate_runs
-from colme.ccolme.spec import Curve, PanelSpec
+from colme.ccolme import kernel
+from colme.ccolme.kernel import LARGE_AGENTS
+from colme.ccolme.spec import PanelSpec
 from colme.graphs import random_regular_edges
 from colme.populations import Population
 from colme.seeding import run_generator
@@ -52,17 +53,17 @@ def avx2_target() -> dict:
 ISAS = {"native": dict, "avx2": avx2_target}
 
 
-def panel(n_agents: int, degree: int, t_max: int, spec=None) -> PanelSpec:
-    """The 12-curve Fig. 1 panel, in the spec classes of module ``spec`` (default: this
-    revision's; a baseline's: ``baseline.spec_module``)."""
-    spec_classes = {"Curve": Curve, "PanelSpec": PanelSpec} if spec is None else vars(spec)
+def panel(n_agents: int, degree: int, t_max: int, module=kernel) -> PanelSpec:
+    """The 12-curve Fig. 1 panel, in the spec classes of the kernel ``module`` (this
+    revision's or a baseline's, ``baseline.load_baseline``)."""
+    spec = spec_module(module)
     curves = tuple(
-        spec_classes["Curve"](rule, eps, THETA_K[eps] if rule == "bernstein" else math.nan)
+        spec.Curve(rule, eps, THETA_K[eps] if rule == "bernstein" else math.nan)
         for rule in ("oracle", "bernstein", "optimistic")
         for eps in (1.0, 2.0, 4.0, math.inf)
     )
     grid = np.unique(np.geomspace(1, t_max, 20).astype(np.int64))
-    return spec_classes["PanelSpec"](n_agents=n_agents, degree=degree, curves=curves, t_record=grid)
+    return spec.PanelSpec(n_agents=n_agents, degree=degree, curves=curves, t_record=grid)
 
 
 def run_kernel(n_agents: int, degree: int, t_max: int, edges: np.ndarray, large: bool | None = None,
@@ -71,11 +72,10 @@ def run_kernel(n_agents: int, degree: int, t_max: int, edges: np.ndarray, large:
     default by size, ``simulate_runs``), by this revision's kernel module or ``module``
     (a baseline's, ``baseline.load_baseline``)."""
     classes = Population().assign(n_agents, run_generator(2, "scale", 0, "instance"))[None]
-    simulate = simulate_runs if module is None else module.simulate_runs
-    spec = None if module is None else spec_module(module)
+    module = kernel if module is None else module
     start = time.process_time()
-    simulate(panel(n_agents, degree, t_max, spec), classes, edges[None], [run_generator(1, "scale", 0, "data")],
-             np.float32, large=large)
+    module.simulate_runs(panel(n_agents, degree, t_max, module), classes, edges[None],
+                         [run_generator(1, "scale", 0, "data")], np.float32, large=large)
     return time.process_time() - start
 
 
@@ -128,8 +128,8 @@ def main() -> None:
             command = [sys.executable, __file__, "--one", str(int(size)), "--degree", str(args.degree),
                        "--updates", str(args.updates), "--networkx-max", str(args.networkx_max)]
             env = {**os.environ, **targets[isa], **({"NUMBA_CACHE_DIR": caches[isa]} if isa in caches else {})}
-            result = json.loads(subprocess.run(command, check=True, capture_output=True, text=True,
-                                               env=env).stdout)
+            output = subprocess.run(command, check=True, capture_output=True, text=True, env=env).stdout
+            result = json.loads(output.splitlines()[-1])  # after the kernel's compile or load line
             rates[isa] = result["rate"]
             ratio = result["networkx_s"] / result["graph_s"]
             networkx = (f"networkx {result['networkx_s']:.3f} s (x{ratio:.0f})" if math.isfinite(ratio)

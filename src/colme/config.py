@@ -28,8 +28,8 @@ from .populations import canonical_population
 from .registry import ENGINES, canonical_engine
 
 __all__ = [
-    "ConfigError", "figure_defaults", "load_config", "load_schema", "per_preset", "resolve_figure", "update_config",
-    "validate_written",
+    "ConfigError", "figure_defaults", "load_config", "load_schema", "per_preset", "resolve_figure", "resolve_runs",
+    "update_config", "validate_written",
 ]
 
 SCHEMA_PATH = Path(__file__).with_name("schema.yaml")
@@ -282,11 +282,24 @@ def option_values(schema: dict, entry: dict, option: str) -> tuple:
     return tuple(definition["enum"])
 
 
+def resolve_runs(settings: dict, preset: str) -> None:
+    """Every ``runs`` of ``settings`` given per preset, at any depth (a figure's own, a
+    sweep's ``set``, a scorecard world's ``set``), replaced in place by the preset's count:
+    the other preset's count determines none of this build's outputs, so it is no parameter
+    of its jobs (an edit of it reruns nothing here)."""
+    for key, value in settings.items():
+        if key == "runs":
+            settings[key] = per_preset(value, preset)
+        elif isinstance(value, dict):
+            resolve_runs(value, preset)
+
+
 def resolve_figure(config: dict, figure: str) -> dict:
     """A figure's flat settings: preset resolved, overrides applied, global keys copied in.
 
-    ``runs`` (per preset) and the command-line overrides its engine lists in
-    ``overridable`` (``runs``, ``t_max``, ``chunk_runs`` for simulated figures) apply;
+    ``runs`` (per preset, at any depth: ``resolve_runs``) and the command-line overrides its
+    engine lists in ``overridable`` (``runs``, ``t_max``, ``chunk_runs`` for simulated
+    figures) apply;
     ``grid_linear`` and ``grid_log`` apply to every figure with a ``grid``.  ``seed``,
     ``precision`` and ``population`` are copied from the top level: each engine picks the
     ones its numbers depend on, and adds what it needs (``Engine.complete``).
@@ -295,8 +308,7 @@ def resolve_figure(config: dict, figure: str) -> dict:
         raise ConfigError(f"unknown figure {figure!r}; configured figures: {sorted(config['figures'])}")
     settings = copy.deepcopy(config["figures"][figure])
     engine = ENGINES[settings["engine"]]
-    if "runs" in settings:
-        settings["runs"] = per_preset(settings["runs"], config["preset"])
+    resolve_runs(settings, config["preset"])
     for key in engine.overridable:
         if config.get(key) is not None:
             settings[key] = config[key]

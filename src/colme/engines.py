@@ -195,6 +195,24 @@ def job_memory_mb(state_bytes: float) -> int:
     return JOB_MEMORY_MB + math.ceil(state_bytes / 2**20)
 
 
+#: Peak bytes per sample of a file world in a simulate job: the file parsed into a table,
+#: its streams, their centred copy, the classes' empirical laws and the kernel's
+#: ``DataArrays`` (a long CSV file of 1e6 samples with named agents, classes and true means
+#: grows a fresh process's peak RSS by about 500 bytes per sample: tests/core/test_data_worlds.py).
+FILE_SAMPLE_BYTES = 768
+
+
+def data_bytes(params: dict) -> float:
+    """The bytes a file world's samples take in a simulate job of figure ``params``
+    (``FILE_SAMPLE_BYTES`` per sample of its file); 0 for a world drawn from laws."""
+    data = (params.get("population") or {}).get("data")
+    if not data:
+        return 0.0
+    from .datafiles import streams_from_settings  # lazy: read once per process, as the check did
+
+    return FILE_SAMPLE_BYTES * streams_from_settings(data).n_samples
+
+
 class Configured:
     """The configuration role: how a figure of this engine is written and what of it
     determines its numbers."""

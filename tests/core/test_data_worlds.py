@@ -298,3 +298,50 @@ def test_each_agent_can_be_told_its_own_sigma(tmp_path):
     with pytest.raises(ConfigError, match=r"population\.data\.sigma='agent': Private-C-ColME's rules get one "
                                           r"threshold per step and pair of profiles"):
         figures(tmp_path, {"sigma": "agent"})
+
+
+def test_a_file_worlds_simulate_job_asks_for_its_samples_memory(tmp_path, monkeypatch):
+    """A file world's simulate job asks for ``FILE_SAMPLE_BYTES`` per sample of its file
+    over the law world's request, on both engines, and that covers what reading 1e6 samples
+    (a long CSV file: named agents, classes and true means) grows a fresh process's max RSS
+    by, without more than twice it to spare."""
+    import subprocess
+    import sys
+
+    import pandas as pd
+
+    from colme.engines import FILE_SAMPLE_BYTES
+
+    resolved = figures(tmp_path)  # 72 samples
+    for name in ("c", "s"):
+        engine = ENGINES[resolved[name]["engine"]]
+        params = stage_params(resolved[name], "simulate", 0, 2)
+        request = engine.memory_mb(params, 2)
+        monkeypatch.setattr("colme.engines.FILE_SAMPLE_BYTES", FILE_SAMPLE_BYTES + 2**20)
+        assert engine.memory_mb(params, 2) - request == 72, name
+        monkeypatch.undo()
+
+    agents, steps = 1000, 1000
+    rng = np.random.default_rng(0)
+    path = tmp_path / "big.csv"
+    pd.DataFrame({"agent": np.tile([f"agent{a}" for a in range(agents)], steps),
+                  "t": np.repeat(np.arange(1, steps + 1), agents), "value": rng.random(agents * steps),
+                  "class": np.tile(np.arange(agents) % 2, steps), "mean": 0.5}).to_csv(path, index=False)
+    # VmHWM, the peak RSS of this process's memory: getrusage's max RSS would start at the
+    # parent's (a fork keeps it across exec)
+    script = f"""
+import re
+from pathlib import Path
+from colme.datafiles import DataArrays
+from colme.populations import Population
+def peak():
+    return int(re.search(r"VmHWM:\\s+(\\d+) kB", Path("/proc/self/status").read_text()).group(1)) * 1024
+before = peak()
+population = Population.from_settings({{"data": {{"kind": "file", "path": {str(path)!r},
+                                                 "range": {{"low": 0.0, "high": 1.0}}}}}})
+arrays = DataArrays.of(population.streams, centred=True)
+print(peak() - before)
+"""
+    grown = int(subprocess.run([sys.executable, "-c", script], check=True, capture_output=True,
+                               text=True).stdout.split()[-1])
+    assert grown <= FILE_SAMPLE_BYTES * agents * steps <= 2 * grown, grown

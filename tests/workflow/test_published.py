@@ -6,6 +6,7 @@ config.yaml, or a claim added or removed in workflow/claims.yaml, without republ
 go stale.
 """
 
+import copy
 import json
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 import yaml
 
 from colme.claims import HOLM, HOLM_DIAGNOSIS, diagnosis_counts, evaluate, load_claims, read_inputs, to_markdown
-from colme.config import resolve_figure
+from colme.config import resolve_figure, resolve_runs
 from colme.expansion import validate_config
 from colme.provenance import canonical_json
 from colme.publish import published_figures
@@ -23,11 +24,14 @@ from colme.registry import ALIASES, ENGINES, stage_params
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def recorded_settings(meta: dict) -> dict:
+def recorded_settings(meta: dict, preset: str) -> dict:
     """A provenance file's settings with an engine's old name read as its current one
-    (``colme.registry.ALIASES``: a rename changes no number)."""
-    settings = dict(meta["settings"])
+    (``colme.registry.ALIASES``: a rename changes no number), and a count per preset
+    inside a derived figure's mappings read as the preset's count (``resolve_runs``;
+    provenance written before 2026-11-28 records the mapping, which ran the same runs)."""
+    settings = copy.deepcopy(meta["settings"])
     settings["engine"] = ALIASES.get(settings.get("engine"), settings.get("engine"))
+    resolve_runs(settings, preset)
     return settings
 SHIPPED = yaml.safe_load((ROOT / "config.yaml").read_text())
 CLAIM_IDS = [claim["id"] for claim in load_claims(ROOT / "workflow/claims.yaml")]
@@ -63,7 +67,7 @@ def test_published_numbers_were_made_with_the_current_settings(published):
         if settings["engine"] == "zoom":  # its source's provenance, with the zoom recorded
             assert meta["zoom"] == {"source": settings["source"], "t_max": settings["t_max"]}, figure
             continue
-        recorded = recorded_settings(meta)
+        recorded = recorded_settings(meta, config["preset"])
         stale = {k for k in recorded if k in current and recorded[k] != current[k]}
         assert not stale, f"{folder.name}/{figure}: {sorted(stale)} changed since publication"
         if ENGINES[settings["engine"]].simulated:
@@ -166,7 +170,7 @@ def test_published_experiments_match_their_files(path, preset, folder):
         settings = resolve_figure(config, figure)
         meta = json.loads((folder / "provenance" / f"{figure}.json").read_text())
         current = json.loads(canonical_json(stage_params(settings, "table")))
-        assert {k: recorded_settings(meta)[k] for k in current} == current, figure
+        assert {k: recorded_settings(meta, preset)[k] for k in current} == current, figure
         table = pd.read_csv(folder / "tables" / f"{figure}.csv")
         assert {"curve", "t", "mse", "se", "runs"} <= set(table.columns)
         # a view (overlay, scaling) draws its sources' curves, a sweep its points', at their run counts

@@ -28,7 +28,7 @@ import yaml
 
 from colme.aggregation import run_chunks
 from colme.ccolme.decision_rules import BUILTIN as BUILTIN_RULES
-from colme.config import _branch, load_schema, resolve_figure
+from colme.config import _branch, load_schema, resolve_figure, update_config
 from colme.expansion import validate_config
 from colme.provenance import canonical_json
 from colme.registry import ENGINES, figure_caption, stage_params
@@ -440,6 +440,36 @@ def test_reordered_config_changes_no_params():
         return value
 
     assert job_params(reorder(SHIPPED)) == BASE
+
+
+def paper_counts_edited(value, found: list):
+    """``value`` with every run count given per preset counting one more run at the paper
+    preset (appending each count's path to ``found``)."""
+    if isinstance(value, list):
+        return [paper_counts_edited(item, found) for item in value]
+    if not isinstance(value, dict):
+        return value
+    out = {}
+    for key, item in value.items():
+        if key == "runs" and isinstance(item, dict):
+            found.append(item)
+            out[key] = {**item, "paper": item["paper"] + 1}
+        else:
+            out[key] = paper_counts_edited(item, found)
+    return out
+
+
+@pytest.mark.parametrize("extra", [None, "suites/default.yaml", "experiments/who_pays.yaml"])
+def test_paper_counts_are_no_params_of_default_jobs(extra):
+    """Every paper-preset run count (a figure's own, a sweep's or a scorecard world's
+    ``set``) edited at once: no default job's params change, so nothing reruns."""
+    config = SHIPPED if extra is None else update_config(SHIPPED, yaml.safe_load((ROOT / extra).read_text()))
+    found = []
+    edited = paper_counts_edited(config, found)
+    nested = [count for count in found if count not in [f.get("runs") for f in config["figures"].values()]]
+    assert nested, "the config holds no count per preset inside a derived figure"
+    before = BASE if extra is None else job_params(config)
+    assert job_params(edited) == before
 
 
 def test_more_runs_only_add_chunks_and_change_no_chunk_params():

@@ -10,7 +10,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ..engines import WorldEngine, job_memory_mb, population, population_summary, table_module, wall_minutes
+from ..engines import WorldEngine, data_bytes, job_memory_mb, population, population_summary, table_module, wall_minutes
 from ..errors import ConfigError
 from ..graphs import expected_mean_degree
 from ..timegrid import figure_grid
@@ -251,5 +251,6 @@ class ConsensusEngine(WorldEngine):
     def memory_mb(self, params: dict, runs: int) -> int:
         n_agents = params["n_agents"]
         degree = expected_mean_degree(self.graph(params), n_agents, params.get("degree"))
-        return job_memory_mb(run_state_bytes(n_agents, n_agents * degree / 2, len(self.spec(params).curves),
-                                             np.dtype(params["precision"]).itemsize, runs))
+        state = run_state_bytes(n_agents, n_agents * degree / 2, len(self.spec(params).curves),
+                                np.dtype(params["precision"]).itemsize, runs)
+        return job_memory_mb(state + data_bytes(params))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..engines import WorldEngine, job_memory_mb, population, population_summary, wall_minutes
+from ..engines import WorldEngine, data_bytes, job_memory_mb, population, population_summary, wall_minutes
 from ..errors import ConfigError
 from ..graphs import expected_mean_degree
 from ..populations import population_choices
@@ -171,4 +171,4 @@ class ScalableEngine(WorldEngine):
         return wall_minutes(updates / CONSERVATIVE_LINK_UPDATES_PER_SECOND)
 
     def memory_mb(self, params: dict, runs: int) -> int:
-        return job_memory_mb(memory_bytes(params))  # an upper estimate, twice the state
+        return job_memory_mb(memory_bytes(params) + data_bytes(params))  # the state: an upper estimate, twice it
