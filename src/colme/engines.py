@@ -283,8 +283,9 @@ class Configured:
 
     def memory_mb(self, params: dict, runs: int) -> int:
         """Memory request of a simulate job of ``runs`` runs (doubled at each retry by the
-        workflow): ``JOB_MEMORY_MB`` where the engine's state is small."""
-        return JOB_MEMORY_MB
+        workflow): ``JOB_MEMORY_MB`` and a file world's samples (``data_bytes``) where the
+        engine's state is small."""
+        return job_memory_mb(data_bytes(params))
 
 
 class Views:

@@ -302,7 +302,7 @@ def test_each_agent_can_be_told_its_own_sigma(tmp_path):
 
 def test_a_file_worlds_simulate_job_asks_for_its_samples_memory(tmp_path, monkeypatch):
     """A file world's simulate job asks for ``FILE_SAMPLE_BYTES`` per sample of its file
-    over the law world's request, on both engines, and that covers what reading 1e6 samples
+    over the law world's request, on every engine that reads files, and that covers what reading 1e6 samples
     (a long CSV file: named agents, classes and true means) grows a fresh process's max RSS
     by, without more than twice it to spare."""
     import subprocess
@@ -313,7 +313,10 @@ def test_a_file_worlds_simulate_job_asks_for_its_samples_memory(tmp_path, monkey
     from colme.engines import FILE_SAMPLE_BYTES
 
     resolved = figures(tmp_path)  # 72 samples
-    for name in ("c", "s"):
+    population = {"data": {"kind": "file", "path": str(tmp_path / "world.csv")}}
+    resolved.update(expand_config({"seed": 1, "figures": {"p": {
+        "engine": "private_colme", "n_agents": 12, "population": population, "t_max": 20, "runs": 2}}}).figures)
+    for name in ("c", "s", "p"):
         engine = ENGINES[resolved[name]["engine"]]
         params = stage_params(resolved[name], "simulate", 0, 2)
         request = engine.memory_mb(params, 2)
