@@ -1,0 +1,83 @@
+"""Two builds of the same configuration compared, table by table and claim by claim: whether
+the numbers depend on the machine that made them (its CPU, vector ISA, libm, BLAS).
+
+Each build is a folder holding ``tables/*.csv`` and ``claims.csv``: a build's ``results/``
+or a published one (``docs/paper``).  For every table both builds have: byte-identical, or
+the largest relative difference over its floating-point columns (the column named) and
+whether any other column differs; then every claim whose verdict (any error model) or
+measured value differs.  Timing supplements (seconds per step) differ by nature; they are
+listed like the rest.  Usage:
+
+    python benchmarks/compare_builds.py results docs/paper
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+VERDICTS = ("verdict", "verdict (independent se)", "verdict (Holm)")
+
+
+def table_difference(first: Path, second: Path) -> dict:
+    """How the table ``second`` differs from ``first``: ``identical`` (byte for byte), else the
+    largest relative difference of a float column (``rel``, ``column``) and the other
+    columns that differ (``other``: a shape or row-order change is reported there)."""
+    if first.read_bytes() == second.read_bytes():
+        return {"identical": True}
+    a, b = pd.read_csv(first), pd.read_csv(second)
+    if a.shape != b.shape or list(a.columns) != list(b.columns):
+        return {"identical": False, "rel": np.nan, "column": "", "other": [f"shape {a.shape} vs {b.shape}"]}
+    floats = [c for c in a.columns if a[c].dtype.kind == "f" and b[c].dtype.kind == "f"]
+    x, y = a[floats].to_numpy(), b[floats].to_numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.abs(x - y) / np.maximum(np.abs(x), np.abs(y))
+    rel[(x == y) | (np.isnan(x) & np.isnan(y))] = 0.0
+    rel[np.isnan(rel)] = np.inf  # NaN on one side only
+    worst = int(np.argmax(rel.max(axis=0))) if floats else 0
+    return {"identical": False, "rel": float(rel.max()) if floats else 0.0, "column": floats[worst] if floats else "",
+            "other": [c for c in a.columns if c not in floats and not a[c].equals(b[c])]}
+
+
+def claim_differences(first: Path, second: Path) -> list[str]:
+    """One line per claim whose verdict or measured value differs between the two claims.csv."""
+    a = pd.read_csv(first).set_index("id")
+    b = pd.read_csv(second).set_index("id")
+    lines = [f"{claim}: only in {first}" for claim in a.index.difference(b.index)]
+    lines += [f"{claim}: only in {second}" for claim in b.index.difference(a.index)]
+    for claim in a.index.intersection(b.index):
+        for column in (*VERDICTS, "measured", "diagnosis verdict", "diagnosis"):
+            if column in a and column in b and str(a.at[claim, column]) != str(b.at[claim, column]):
+                kind = "VERDICT" if column in VERDICTS or column == "diagnosis verdict" else "text"
+                lines.append(f"{claim}: {column} differs ({kind})")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("first", type=Path, help="a build folder (tables/, claims.csv)")
+    parser.add_argument("second", type=Path)
+    args = parser.parse_args()
+    names = sorted({p.name for p in (args.first / "tables").glob("*.csv")}
+                   & {p.name for p in (args.second / "tables").glob("*.csv")})
+    differing = {}
+    for name in names:
+        found = table_difference(args.first / "tables" / name, args.second / "tables" / name)
+        if not found["identical"]:
+            differing[name] = found
+    print(f"tables in both: {len(names)}; byte-identical: {len(names) - len(differing)}; differing: {len(differing)}")
+    for name, found in sorted(differing.items(), key=lambda item: -item[1]["rel"]):
+        other = f"; other columns differing: {found['other']}" if found["other"] else ""
+        print(f"  {name}: largest relative difference {found['rel']:.2e} ({found['column']}){other}")
+    lines = claim_differences(args.first / "claims.csv", args.second / "claims.csv")
+    verdicts = sum("(VERDICT)" in line for line in lines)
+    print(f"claims differing: {len(lines)} field(s), of which verdicts: {verdicts}")
+    for line in lines:
+        print("  " + line)
+
+
+if __name__ == "__main__":
+    main()
