@@ -206,11 +206,8 @@ def data_bytes(params: dict) -> float:
     """The bytes a file world's samples take in a simulate job of figure ``params``
     (``FILE_SAMPLE_BYTES`` per sample of its file); 0 for a world drawn from laws."""
     data = (params.get("population") or {}).get("data")
-    if not data:
-        return 0.0
-    from .datafiles import streams_from_settings  # lazy: read once per process, as the check did
-
-    return FILE_SAMPLE_BYTES * streams_from_settings(data).n_samples
+    # read once per process (``streams_from_settings`` caches it): the config's check read it
+    return FILE_SAMPLE_BYTES * streams_from_settings(data).n_samples if data else 0.0
 
 
 class Configured:
