@@ -444,7 +444,7 @@ def test_reordered_config_changes_no_params():
 
 def paper_counts_edited(value, found: list):
     """``value`` with every run count given per preset counting one more run at the paper
-    preset (appending each count's path to ``found``)."""
+    preset (each such count's mapping appended to ``found``)."""
     if isinstance(value, list):
         return [paper_counts_edited(item, found) for item in value]
     if not isinstance(value, dict):
