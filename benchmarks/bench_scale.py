@@ -67,12 +67,11 @@ def panel(n_agents: int, degree: int, t_max: int, module=kernel) -> PanelSpec:
 
 
 def run_kernel(n_agents: int, degree: int, t_max: int, edges: np.ndarray, large: bool | None = None,
-               module=None) -> float:
+               module=kernel) -> float:
     """CPU seconds of one run of the panel on ``edges`` (``large``: the kernel's layout;
     default by size, ``simulate_runs``), by this revision's kernel module or ``module``
     (a baseline's, ``baseline.load_baseline``)."""
     classes = Population().assign(n_agents, run_generator(2, "scale", 0, "instance"))[None]
-    module = kernel if module is None else module
     start = time.process_time()
     module.simulate_runs(panel(n_agents, degree, t_max, module), classes, edges[None],
                          [run_generator(1, "scale", 0, "data")], np.float32, large=large)

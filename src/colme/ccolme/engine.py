@@ -242,15 +242,17 @@ class ConsensusEngine(WorldEngine):
             + (("bernstein_beta",) if "bernstein" in rules else ())
         )
 
+    def mean_degree(self, params: dict) -> float:
+        """The expected mean degree of the figure's graph (the job estimates' edge count)."""
+        return expected_mean_degree(self.graph(params), params["n_agents"], params.get("degree"))
+
     def runtime_minutes(self, params: dict, runs: int) -> int:
         curves = len(self.spec(params).curves)
-        degree = expected_mean_degree(self.graph(params), params["n_agents"], params.get("degree"))
-        updates = runs * params["n_agents"] * degree * curves * params["t_max"]
+        updates = runs * params["n_agents"] * self.mean_degree(params) * curves * params["t_max"]
         return wall_minutes(updates / CONSERVATIVE_UPDATES_PER_SECOND)
 
     def memory_mb(self, params: dict, runs: int) -> int:
         n_agents = params["n_agents"]
-        degree = expected_mean_degree(self.graph(params), n_agents, params.get("degree"))
-        state = run_state_bytes(n_agents, n_agents * degree / 2, len(self.spec(params).curves),
+        state = run_state_bytes(n_agents, n_agents * self.mean_degree(params) / 2, len(self.spec(params).curves),
                                 np.dtype(params["precision"]).itemsize, runs)
         return job_memory_mb(state + data_bytes(params))
