@@ -43,3 +43,23 @@ def test_the_vectorisable_log_runs_in_the_kernel_and_agrees_with_libm():
     assert int(beyond) == 0 and int(largest) <= 2 and edges == "identical"
     for name in ("today", "poly-log"):
         assert re.search(rf"r=5 {name}: [\d.e+]+ config-edge-updates/s/core", out), name
+
+
+def test_padded_lanes_change_no_number():
+    """The 12 curves in one call of 16 lanes (4 copies of the last curve) give the 12-lane
+    call's MSE bit for bit: ``bench_scale.py --lanes`` compares digests and says so."""
+    out = bench("bench_scale.py", "--sizes", "300", "--degree", "4", "--updates", "1e6", "--networkx-max", "0",
+                "--lanes", "12", "16")
+    for lanes in (12, 16):
+        assert re.search(rf"isa=native lanes={lanes}: [\d.e+]+ config-edge-updates/s/core", out), lanes
+    assert "same numbers in every run: yes" in out
+
+
+def test_vector_widths_compiles_for_another_cpu():
+    """The kernel compiles for a CPU this machine need not have: padded to 16 lanes on an
+    AMD AVX-512 CPU, its lane arithmetic runs in 512-bit registers and in nothing narrower."""
+    out = bench("vector_widths.py", "--cpus", "znver4", "--lanes", "16", "--layouts", "small")
+    found = re.search(r"small layout, 16 lanes, znver4: xmm (\d+) ymm (\d+) zmm (\d+)", out)
+    assert found, out
+    xmm, ymm, zmm = map(int, found.groups())
+    assert zmm > 0 and xmm == ymm == 0, found[0]

@@ -2,8 +2,9 @@
 
 Lines holding "@" are repeated once per lane (curve) with "@" replaced by the lane
 index: the lane loops are unrolled in the source, so a curve's state lives in scalars
-that LLVM's SLP vectorizer packs into whatever vector registers the CPU has (12 lanes:
-8 + 4 float32 on AVX2, 16-wide registers on AVX-512), with no padding to a register width.
+that LLVM's SLP vectorizer packs into vector registers, in power-of-two groups (12 float32
+lanes: 8 + 4, on AVX2 and AVX-512 alike: ``benchmarks/vector_widths.py``), with no padding
+to a register width.
 
 State in error coordinates: per agent and curve the kernel holds e_a = mu~_a - mu_a and
 the noisy-mean error X~_a - mu_a, small numbers whose float32 ulp stays far below the
