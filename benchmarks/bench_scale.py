@@ -14,10 +14,10 @@ its own compile cache), and the ratio is printed.  ``--isa wide`` is the host's 
 LLVM's ``prefer-256-bit`` tuning off: on Intel's AVX-512 CPUs LLVM keeps vectors at 256
 bits unless told otherwise (on AMD's, and on AVX2 CPUs, it changes nothing).  ``--lanes 12
 16`` measures the kernel with the panel's 12 curves in calls of that many lanes, the last
-ones copies of the last curve (16: one 512-bit register of float32 per lane row).  ``--repeat`` runs every variant that
-many times, in turn, and keeps each one's best rate.  Every run of every (isa, lanes)
-variant must give the same numbers bit for bit (a digest of the 12 curves' MSE): the
-script says so and exits non-zero if one does not.  Usage:
+ones copies of the last curve (16: one 512-bit register of float32 per lane row).
+``--repeat`` runs every variant that many times, in turn, and keeps each one's best rate.
+Every run of every (isa, lanes) variant must give the same numbers bit for bit (a digest
+of the 12 curves' MSE): the script says so and exits non-zero if one does not.  Usage:
 
     python benchmarks/bench_scale.py [--sizes 100 1000 10000 100000 1000000] [--degree 10]
         [--updates 3e9] [--networkx-max 100000] [--isa native avx2 wide] [--lanes 12 16] [--repeat 1]
@@ -105,8 +105,8 @@ def run_kernel(n_agents: int, degree: int, t_max: int, edges: np.ndarray, large:
 
 def pad_lanes(lanes: int) -> None:
     """Make this process's kernel run a panel in one call of ``lanes`` lanes (at least its
-    curves, at most ``MAX_LANES``, as ``main`` checks): ``simulate_runs`` pads the call with copies of the last
-    curve and drops their results."""
+    curves, at most ``MAX_LANES``, as ``main`` checks): ``simulate_runs`` pads the call
+    with copies of the last curve and drops their results."""
     kernel.lane_groups = lambda n_curves: (1, lanes)
 
 
