@@ -27,7 +27,11 @@ of the per-round ratios (paired with the same round's today), which show the noi
 * ``large``: the kernel's own layout for large graphs (``kernel_source``: one fused pass
   per step, each agent deciding its edges from its own end, parity rows, uint8 and
   prefetch), which ``simulate_runs`` picks from ``LARGE_AGENTS`` agents; every other
-  variant, ``today`` included, is of the small one;
+  variant, ``today`` included, is of the small one but these:
+* ``large-ahead2``, ``large-ahead8``, ``large-ahead16``: the large layout prefetching the
+  rows of the agent 2, 8 or 16 places on instead of ``template.PREFETCH_AHEAD``;
+  ``large-noprefetch``: without its software prefetch (how far ahead pays depends on the
+  CPU's memory latency and on how many misses it keeps in flight);
 * ``a+b``: both changes.
 
 The edge order needs no variant: each agent's neighbours are already sorted (CSR rows,
@@ -36,10 +40,11 @@ loop reads ``accepted`` sequentially; a random regular graph has no locality for
 relabelling (e.g. Reverse Cuthill-McKee) to recover.
 
     python benchmarks/bench_layouts.py [--agents 100000] [--degree 10] [--steps 60] [--repeat 3]
-        [--check-steps 20] [--variants today uint8 ...] [--isa native|avx2]
+        [--check-steps 20] [--variants today uint8 ...] [--isa native|avx2|wide]
 
 ``--isa avx2`` re-runs the script with Numba generating AVX2 code for this CPU (the
-environment of ``bench_scale.avx2_target``, with its own compile cache).
+environment of ``bench_scale.avx2_target``, with its own compile cache); ``--isa wide``
+without LLVM's ``prefer-256-bit`` tuning (``bench_scale.wide_target``).
 
 Measured results and which layout was kept: docs/kernel.md ("Layouts tried at scale").
 """
@@ -67,6 +72,7 @@ from colme.populations import Population
 from colme.seeding import run_generator
 
 TODAY, TODAY_WORKSPACE = kernel_template._TEMPLATE, consensus.Workspace
+LARGE_STEPS, PREFETCH_AHEAD = kernel_template._LARGE_TEMPLATE, kernel_template.PREFETCH_AHEAD
 LANES = 12
 #: Agents ahead whose neighbour rows the ``prefetch`` variant asks for.
 AHEAD = 4
@@ -276,6 +282,10 @@ VARIANTS = {
     "own+uint8": ("own", "uint8"),
     "own+uint8+prefetch": ("own", "uint8", "prefetch"),
     "large": ("large",),
+    "large-ahead2": ("large", "ahead2"),
+    "large-ahead8": ("large", "ahead8"),
+    "large-ahead16": ("large", "ahead16"),
+    "large-noprefetch": ("large", "noprefetch"),
 }
 
 
@@ -289,10 +299,28 @@ def timed_rounds(seconds_of, names, repeat: int) -> dict[str, list[float]]:
     return times
 
 
+#: The large layout's software prefetch (``large-noprefetch`` drops it).
+PREFETCH_BLOCK = """        ahead = a + PREFETCH_AHEAD
+        if ahead < indptr.shape[0] - 1:
+            for j in range(indptr[ahead], indptr[ahead + 1]):
+                prefetch_fields(rows, FIELDS * neighbour_row[j] + here)
+"""
+
+
+def large_template(changes: tuple[str, ...]) -> tuple[str, int]:
+    """The large layout's steps and prefetch distance for a ``large`` variant."""
+    ahead = next((int(change[len("ahead"):]) for change in changes if change.startswith("ahead")), PREFETCH_AHEAD)
+    steps = LARGE_STEPS
+    if "noprefetch" in changes:
+        steps = _once(steps, PREFETCH_BLOCK, "")
+    return steps, ahead
+
+
 def variant(changes: tuple[str, ...]):
     """(template, workspace class, lanes, kernel wrapper) of a set of changes (``large``:
-    the kernel's own layout for large graphs, ``kernel_source``)."""
-    if changes == ("large",):
+    the kernel's own layout for large graphs, ``kernel_source``; its steps come from
+    ``large_template``)."""
+    if "large" in changes:
         return TODAY, TODAY_WORKSPACE, LANES, lambda kernel: kernel
     template = small_layout(TODAY)
     if "own" in changes:
@@ -328,7 +356,7 @@ def main() -> None:
     parser.add_argument("--isa", choices=sorted(ISAS), default="native")
     args = parser.parse_args()
     target = ISAS[args.isa]()
-    if target and os.environ.get("NUMBA_CPU_NAME") != target["NUMBA_CPU_NAME"]:
+    if any(os.environ.get(name) != value for name, value in target.items()):
         cache = tempfile.mkdtemp(prefix=f"colme-layouts-{args.isa}-")
         os.execve(sys.executable, [sys.executable, *sys.argv],
                   {**os.environ, **target, "NUMBA_CACHE_DIR": cache})
@@ -339,10 +367,12 @@ def main() -> None:
     built = {}
     for name in names:
         template, workspace, lanes, wrap = variant(VARIANTS[name])
+        large = "large" in VARIANTS[name]
         kernel_template._TEMPLATE = template
-        large = name == "large"
+        kernel_template._LARGE_TEMPLATE, kernel_template.PREFETCH_AHEAD = large_template(VARIANTS[name])
         built[name] = (Timed(wrap(codegen.build_kernel(lanes, large=large))), workspace, lanes, large)
     kernel_template._TEMPLATE = TODAY
+    kernel_template._LARGE_TEMPLATE, kernel_template.PREFETCH_AHEAD = LARGE_STEPS, PREFETCH_AHEAD
 
     def run(name, steps):
         kernel, workspace, lanes, large = built[name]
