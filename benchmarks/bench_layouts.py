@@ -62,7 +62,7 @@ from typing import NamedTuple
 
 import numpy as np
 from baseline import cpu_description
-from bench_scale import ISAS, panel
+from bench_scale import ISAS, pad_lanes, panel
 
 import colme.ccolme.kernel as consensus
 import colme.ccolme.template as kernel_template
@@ -377,7 +377,8 @@ def main() -> None:
     def run(name, steps):
         kernel, workspace, lanes, large = built[name]
         codegen._KERNELS[codegen.kernel_key(lanes, False, large)], kernel.seconds = kernel, 0.0
-        consensus.Workspace, consensus.lane_groups = workspace, (lambda n, lanes=lanes: (1, lanes))
+        consensus.Workspace = workspace
+        pad_lanes(lanes)
         mse = consensus.simulate_runs(panel(n_agents, args.degree, steps), classes, edges,
                                       [run_generator(1, "scale", 0, "data")], np.float32, large=large)
         return kernel.seconds, mse

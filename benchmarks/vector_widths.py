@@ -1,8 +1,8 @@
 """Which vector registers the Private-C-ColME kernel's lane arithmetic uses on a named CPU,
 compiled here and never run (so any x86 CPU LLVM knows can be asked on any machine).
 
-For each layout (small: M = 40; large: M = 60000) and lane count, a child process on this
-CPU builds the 12-curve Fig. 1 panel in float32 (the curves of ``bench_scale.panel``, 16
+For each layout (small, large: ``simulate_runs(large=...)``, M = 40) and lane count, a
+child process on this CPU builds the 12-curve Fig. 1 panel in float32 (the curves of ``bench_scale.panel``, 16
 lanes padded with copies of the last curve, as ``bench_scale.py --lanes`` runs them) and
 stops at the kernel's call, writing the kernel's variant and argument types; then for each
 CPU a child with ``NUMBA_CPU_NAME`` set to it (its features LLVM's defaults for that CPU;
@@ -30,7 +30,8 @@ from pathlib import Path
 import numpy as np
 
 ARITHMETIC = re.compile(r"^\s*v(?:add|sub|mul|div|min|max)ps\s.*$", re.MULTILINE)
-LAYOUTS = {"small": 40, "large": 60_000}
+LAYOUTS = ("small", "large")
+N_AGENTS = 40
 
 
 class _KernelCalled(Exception):
@@ -61,12 +62,11 @@ def capture(layout: str, lanes: int, out: Path) -> None:
         raise _KernelCalled
 
     kernel.compiled_kernel, kernel.call_kernel = record_variant, stop
-    n_agents = LAYOUTS[layout]
-    classes = Population().assign(n_agents, run_generator(2, "widths", 0, "instance"))[None]
-    edges = random_regular_edges(4, n_agents, run_generator(1, "widths", 0, "instance"))[None]
+    classes = Population().assign(N_AGENTS, run_generator(2, "widths", 0, "instance"))[None]
+    edges = random_regular_edges(4, N_AGENTS, run_generator(1, "widths", 0, "instance"))[None]
     with contextlib.suppress(_KernelCalled):
-        kernel.simulate_runs(bench_scale.panel(n_agents, 4, 3), classes, edges,
-                             [run_generator(1, "widths", 0, "data")], np.float32)
+        kernel.simulate_runs(bench_scale.panel(N_AGENTS, 4, 3), classes, edges,
+                             [run_generator(1, "widths", 0, "data")], np.float32, large=layout == "large")
     out.write_bytes(pickle.dumps(found))
 
 
@@ -87,7 +87,7 @@ def main() -> None:
     parser.add_argument("--cpus", nargs="+", default=["znver3", "emeraldrapids", "znver4"])
     parser.add_argument("--lanes", nargs="+", type=int, default=[12, 16])
     parser.add_argument("--wide", action="store_true", help="also each CPU without prefer-256-bit")
-    parser.add_argument("--layouts", nargs="+", choices=list(LAYOUTS), default=list(LAYOUTS))
+    parser.add_argument("--layouts", nargs="+", choices=LAYOUTS, default=list(LAYOUTS))
     parser.add_argument("--capture", nargs=3, help=argparse.SUPPRESS)  # child: layout lanes file
     parser.add_argument("--compile", help=argparse.SUPPRESS)  # child: captured file
     args = parser.parse_args()
