@@ -11,7 +11,9 @@ import os
 import sys
 from pathlib import Path
 
+from scheduler_timers import keep_one_pending
 from snakemake.logging import logger
+from snakemake.scheduling.job_scheduler import JobScheduler
 
 from colme.aggregation import run_chunks
 from colme.claims import load_claims
@@ -22,6 +24,10 @@ from colme.integrity import maker, problem, quarantine, stale_record
 from colme.provenance import canonical_json
 from colme.registry import ENGINES, figure_caption, stage_params
 from colme.stages import KINDS, figure_path, makers
+
+# One pending wake-up of the scheduler instead of one more per pass (scheduler_timers.py:
+# Snakemake's own CPU grows with the jobs done, taken from the jobs on a small machine).
+keep_one_pending(JobScheduler)
 
 CLAIMS = Path(workflow.basedir) / "workflow/claims.yaml"
 CLAIM_LIST = load_claims(CLAIMS)
