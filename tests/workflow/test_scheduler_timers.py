@@ -4,6 +4,7 @@ later than a pass asked for, and applicable to the Snakemake in use."""
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from snakemake.scheduling.job_scheduler import JobScheduler
@@ -84,3 +85,21 @@ def test_pending_timers_do_not_hold_the_process_at_exit(fixed):
     assert timers and all(thread.daemon for thread in timers)
     for thread in timers:
         thread.cancel()
+
+
+def test_the_benchmarks_variants_differ_by_the_fix_alone(tmp_path):
+    """benchmarks/bench_scheduler.py builds Snakemake's scheduler against the fixed one: its
+    variant drops exactly the line that applies the fix, and it leaves out the scale figures."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import bench_scheduler
+
+    fixed = bench_scheduler.tree(tmp_path / "fixed", fixed=True)
+    plain = bench_scheduler.tree(tmp_path / "plain", fixed=False)
+    common = Path("workflow/rules/common.smk")
+    fixed_lines, plain_lines = (folder.joinpath(common).read_text().splitlines(True) for folder in (fixed, plain))
+    assert bench_scheduler.FIX_LINE in fixed_lines
+    removed = [line for line in fixed_lines if line not in plain_lines]
+    assert removed == [bench_scheduler.FIX_LINE] and len(plain_lines) == len(fixed_lines) - 1
+    names = bench_scheduler.targets(fixed, bench_scheduler.EXCLUDE)
+    assert "results/figures/fig1_r20.pdf" in names
+    assert not [name for name in names if "scale_m" in name or "baselines_m1" in name]
