@@ -59,9 +59,11 @@ def targets(folder: Path, exclude: tuple[str, ...]) -> list[str]:
 def build(folder: Path, names: list[str], overrides: list[str], cores: int) -> dict:
     """One build from an empty results/: wall seconds, Snakemake's own CPU seconds, peak threads."""
     snakemake = Path(sys.executable).with_name("snakemake")
-    command = [str(snakemake), "--cores", str(cores), "--quiet", *names, "--config", *overrides]
+    command = [str(snakemake), "--cores", str(cores), *names, "--config", *overrides]
+    log = folder / "snakemake.log"
     start = time.perf_counter()
-    process = subprocess.Popen(command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    with log.open("w") as stream:
+        process = subprocess.Popen(command, cwd=folder, stdout=stream, stderr=subprocess.STDOUT)
     watched = psutil.Process(process.pid)
     cpu = threads = 0.0
     while process.poll() is None:
@@ -73,7 +75,7 @@ def build(folder: Path, names: list[str], overrides: list[str], cores: int) -> d
         time.sleep(0.5)
     wall = time.perf_counter() - start
     if process.wait() != 0:
-        raise SystemExit(f"snakemake failed in {folder}:\n{process.stderr.read()[-3000:]}")
+        raise SystemExit(f"snakemake failed in {folder}:\n{log.read_text()[-3000:]}")
     return {"wall": wall, "cpu": cpu, "threads": int(threads)}
 
 
