@@ -40,6 +40,15 @@ def cpu_description() -> str:
 CCOLME_KERNEL_MODULES = ("ccolme.kernel", "consensus")
 
 
+def extract_revision(revision: str, folder: Path, *paths: str) -> Path:
+    """The tracked files of git revision ``revision`` (those under ``paths``, or all) in ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", revision, *paths],
+                             check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder
+
+
 def load_baseline(revision: str, modules: tuple[str, ...]):
     """The first of ``colme_baseline.<name>`` for ``name`` in ``modules`` that git revision
     ``revision`` has, with ``src/colme`` of that revision extracted as package ``colme_baseline``.
@@ -51,10 +60,7 @@ def load_baseline(revision: str, modules: tuple[str, ...]):
     own copies, and Numba's cache keys on the source file's path, so the two revisions never
     share a cached kernel.
     """
-    folder = Path(tempfile.mkdtemp(prefix="colme-baseline-"))
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", revision, "src/colme"],
-                             check=True, capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    folder = extract_revision(revision, Path(tempfile.mkdtemp(prefix="colme-baseline-")), "src/colme")
     package = folder / "src" / "colme_baseline"
     (folder / "src" / "colme").rename(package)
     sys.path.insert(0, str(folder / "src"))

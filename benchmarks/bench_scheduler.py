@@ -18,18 +18,17 @@ About 3 minutes per variant and round on 2 cores (the reduced DAG has 131 jobs).
 from __future__ import annotations
 
 import argparse
-import io
 import os
+import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 
 import psutil
 import yaml
-from baseline import REPO, cpu_description
+from baseline import cpu_description, extract_revision
 
 #: The line of common.smk that applies the fix; the ``snakemake`` variant drops it.
 FIX_LINE = "keep_one_pending(JobScheduler)\n"
@@ -38,9 +37,7 @@ EXCLUDE = ("scale_m", "baselines_m", "baselines_scale")
 
 def tree(destination: Path, fixed: bool) -> Path:
     """This repository's tracked files at HEAD in ``destination``, the fix dropped unless ``fixed``."""
-    archive = subprocess.run(["git", "archive", "HEAD"], cwd=REPO, check=True, capture_output=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(destination, filter="data")
+    extract_revision("HEAD", destination)
     if not fixed:
         common = destination / "workflow" / "rules" / "common.smk"
         text = common.read_text()
@@ -99,7 +96,8 @@ def main() -> None:
         results = {name: [] for name in folders}
         for round_ in range(args.repeat):
             for name, folder in folders.items():
-                subprocess.run(["rm", "-rf", "results", ".snakemake"], cwd=folder, check=True)
+                for made in ("results", ".snakemake"):
+                    shutil.rmtree(folder / made, ignore_errors=True)
                 result = build(folder, names, overrides, args.cores)
                 results[name].append(result)
                 print(f"round {round_ + 1} {name:12s} wall {result['wall']:7.1f} s, snakemake's own CPU "
