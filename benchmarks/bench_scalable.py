@@ -11,10 +11,15 @@ algorithm; its time includes its graph generation, its oracle and its per-step e
 as colme's includes its own graph-independent set-up and MSE), and the ratio is printed.
 ``--baseline REV`` also measures the kernel of git revision REV in the same process, on the
 same graphs and draws (best of ``--repeat`` each), and prints this kernel's rate over it.
+``--panel`` measures instead, at each M, one run of the eight curves of the default suite's
+baselines (C-ColME and B-ColME d = 1, 2, 3, each at eps = inf and eps = 1) in one call, as a
+figure's simulate job runs them (the kernel runs a run's curves in lockstep: the draws once
+per step, the decisions once per rule and eps), in CPU seconds per curve-agent-step.
 Usage:
 
     python benchmarks/bench_scalable.py [--agents 1000 10000 100000] [--t-max 200]
         [--simulator /tmp/galante-sim/colme_scalable_algorithms/build/sim_driver] [--baseline 49d9dc0]
+        [--panel]
 """
 
 from __future__ import annotations
@@ -46,15 +51,20 @@ DEGREE = 10
 KERNEL_MODULES = ("scalable.kernel",)
 
 
-def colme_seconds(n_agents: int, t_max: int, curve: ScalableCurve, kernel=this_kernel, repeat: int = 1) -> float:
-    """CPU seconds of one run of ``curve`` with ``kernel`` (a revision's ``scalable.kernel``
-    module, compiled beforehand), the best of ``repeat``."""
+#: The default suite's baselines panel: each curve at eps = inf, then at eps = 1.
+PANEL = tuple(ScalableCurve(curve.algorithm, curve.depth, eps=eps) for eps in (np.inf, 1.0) for curve in CURVES)
+
+
+def colme_seconds(n_agents: int, t_max: int, curves: tuple[ScalableCurve, ...], kernel=this_kernel,
+                  repeat: int = 1) -> float:
+    """CPU seconds of one run of ``curves`` in one call with ``kernel`` (a revision's
+    ``scalable.kernel`` module, compiled beforehand), the best of ``repeat``."""
     spec_of = spec_module(kernel)
     rng = np.random.default_rng(n_agents)
     classes = rng.integers(0, 2, size=(1, n_agents))
     edges = random_regular_edges(DEGREE, n_agents, rng)[None]
-    theirs = spec_of.ScalableCurve(curve.algorithm, curve.depth, curve.rule, curve.eps)
-    spec = spec_of.ScalableSpec(n_agents=n_agents, curves=(theirs,), t_record=np.array([t_max]),
+    theirs = tuple(spec_of.ScalableCurve(curve.algorithm, curve.depth, curve.rule, curve.eps) for curve in curves)
+    spec = spec_of.ScalableSpec(n_agents=n_agents, curves=theirs, t_record=np.array([t_max]),
                                 population=population(kernel))
     best = np.inf
     for _ in range(repeat):
@@ -84,29 +94,46 @@ def main() -> None:
     parser.add_argument("--simulator-max-agents", type=int, default=10000)
     parser.add_argument("--baseline", help="git revision whose kernel to measure alongside")
     parser.add_argument("--repeat", type=int, default=1, help="best of this many runs per kernel")
+    parser.add_argument("--panel", action="store_true", help="the eight curves of the baselines panel in one call")
     args = parser.parse_args()
     print(cpu_description())
     kernels = {"this": this_kernel}
     if args.baseline:
         kernels[args.baseline] = load_baseline(args.baseline, KERNEL_MODULES)
     for kernel in kernels.values():
-        for curve in CURVES:  # compile
-            colme_seconds(100, 3, curve, kernel)
+        for curves in [PANEL] if args.panel else [(curve,) for curve in CURVES]:  # compile
+            colme_seconds(100, 3, curves, kernel)
+    if args.panel:
+        measure_panel(args, kernels)
+        return
     for n_agents in args.agents:
         steps = n_agents * args.t_max
         base = None
         for curve in CURVES:
-            seconds = colme_seconds(n_agents, args.t_max, curve, repeat=args.repeat)
+            seconds = colme_seconds(n_agents, args.t_max, (curve,), repeat=args.repeat)
             base = seconds if base is None else base
             line = (f"M={n_agents:>7d} r={DEGREE} T={args.t_max} {curve.name:<18s} colme {seconds:8.3f} s, "
                     f"{steps / seconds:.3e} agent-steps/s/core, x{seconds / base:.2f} C-ColME's time")
             if args.baseline:
-                theirs = colme_seconds(n_agents, args.t_max, curve, kernels[args.baseline], args.repeat)
+                theirs = colme_seconds(n_agents, args.t_max, (curve,), kernels[args.baseline], args.repeat)
                 line += f"; {args.baseline}: {steps / theirs:.3e}/s (this x{theirs / seconds:.2f})"
             if args.simulator and n_agents <= args.simulator_max_agents:
                 theirs = simulator_seconds(args.simulator, n_agents, args.t_max, curve)
                 line += f"; simulator {theirs:8.3f} s ({steps / theirs:.3e}/s): colme x{theirs / seconds:.1f} faster"
             print(line, flush=True)
+
+
+def measure_panel(args, kernels: dict) -> None:
+    """``--panel``: the eight curves in one call per M, this kernel and the baseline's."""
+    for n_agents in args.agents:
+        steps = n_agents * args.t_max * len(PANEL)
+        seconds = colme_seconds(n_agents, args.t_max, PANEL, repeat=args.repeat)
+        line = (f"M={n_agents:>7d} r={DEGREE} T={args.t_max} panel of {len(PANEL)} curves: colme {seconds:8.3f} s, "
+                f"{1e9 * seconds / steps:.1f} ns per curve-agent-step")
+        if args.baseline:
+            theirs = colme_seconds(n_agents, args.t_max, PANEL, kernels[args.baseline], args.repeat)
+            line += f"; {args.baseline}: {1e9 * theirs / steps:.1f} ns (this x{theirs / seconds:.2f} faster)"
+        print(line, flush=True)
 
 
 if __name__ == "__main__":

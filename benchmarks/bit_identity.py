@@ -7,8 +7,9 @@ shared kernel (the papers' uniform laws, eps 1 and inf) and the mixed one (per-c
 laws and a 30/70 privacy mix), in float32 and float64; M = 200, 2 runs, MSE and
 diagnostics recorded up to t = ``--t-max``; this kernel in both its layouts (the small
 graphs' and the large graphs' one, ``kernel_source``), forced at M = 200.  Then C-ColME
-and B-ColME d = 1..3 (``scalable``) and four Private-ColME curves (PM-I, PM-II MoM,
-Sch-Var-2, the oracle) on per-class Beta laws at M = 60, up to t = min(t_max, 1000).
+and B-ColME d = 1..3 (``scalable``: 8 curves, several of one rule and eps, and the oracle)
+and four Private-ColME curves (PM-I, PM-II MoM, Sch-Var-2, the oracle) on per-class Beta
+laws at M = 60, up to t = min(t_max, 1000).
 Exits non-zero at the first panel that differs.  For kernel work (layouts, step splits,
 arguments) that must not move a number.  Usage:
 
@@ -85,7 +86,9 @@ def other_kernels(package: str, t_max: int) -> dict[str, tuple]:
     scalable = importlib.import_module(f"{package}.scalable.kernel")
     spec_code = spec_module(scalable)
     curves = (spec_code.ScalableCurve("c_colme"), spec_code.ScalableCurve("c_colme", 0, "optimistic", 1.0),
-              *(spec_code.ScalableCurve("b_colme", d, "optimistic", 2.0) for d in (1, 2, 3)))
+              *(spec_code.ScalableCurve("b_colme", d, "optimistic", 2.0) for d in (1, 2, 3)),
+              spec_code.ScalableCurve("b_colme", 2, "optimistic", 1.0), spec_code.ScalableCurve("c_colme", 0, "oracle"),
+              spec_code.ScalableCurve("b_colme", 3, "oracle"))
     spec = spec_code.ScalableSpec(n_agents=agents, curves=curves, t_record=record, population=population)
     diagnostics = np.empty((RUNS, len(curves), len(spec_code.DIAGNOSTICS), len(record)))
     generators = [run_generator(1, "bits", r, "data") for r in range(RUNS)]

@@ -337,3 +337,48 @@ def test_c_colme_on_an_erdos_renyi_graph_by_hand():
     y2 = 0.5 * samples[:2].mean(axis=0) + 0.5 * (y1 + pull)
     np.testing.assert_allclose(mse, [np.mean((y1 - mu) ** 2), np.mean((y2 - mu) ** 2)], rtol=1e-12)
     assert len(edges) and degree.max() > degree.min()
+
+
+def test_curves_in_lockstep_are_the_curves_run_alone(monkeypatch):
+    """A run's curves run in lockstep (the draws once per step, the noisy means and the
+    decisions once per rule and privacy): on an irregular graph with a privacy mix, the
+    oracle, several eps and groups, every curve's MSE, diagnostics and group sums are bit
+    for bit those of the curves run one by one (as above ``LOCKSTEP_BYTES``); and the
+    workspace holds ``workspace_bytes``."""
+    from colme.graphs import erdos_renyi_edges
+    from colme.scalable import kernel
+    from colme.scalable import spec as spec_module
+
+    n, t_max = 30, 60
+    rng = np.random.default_rng(8)
+    classes = rng.integers(0, 2, size=n)
+    edges = erdos_renyi_edges(n, 0.15, rng)
+    ranks = rng.permutation(n)
+    mix = ((1.0, 0.5), (math.inf, 0.5))
+    curves = (ScalableCurve("c_colme"), *(ScalableCurve("b_colme", depth) for depth in (1, 3)),
+              ScalableCurve("c_colme", eps=2.0), ScalableCurve("b_colme", 2, eps=2.0),
+              ScalableCurve("c_colme", rule="oracle", eps=2.0), ScalableCurve("b_colme", 2, rule="oracle", eps=2.0),
+              ScalableCurve("c_colme", eps=math.nan, mix=mix), ScalableCurve("b_colme", 3, eps=math.nan, mix=mix))
+    assert len({curve.decisions for curve in curves}) == 4
+    spec = ScalableSpec(n_agents=n, curves=curves, t_record=np.arange(1, t_max + 1), population=POPULATION,
+                        delta=0.5, groups=("privacy",))
+    n_links = 2 * len(edges)
+
+    def run():
+        diagnostics = np.empty((1, len(curves), len(DIAGNOSTICS), t_max))
+        sums = np.empty((1, len(curves), spec.n_groups, t_max))
+        counts = np.empty((1, len(curves), spec.n_groups), dtype=np.int64)
+        mse = simulate_scalable_runs(spec, classes[None], edges[None], [np.random.default_rng(11)], diagnostics,
+                                     privacy_ranks=ranks[None], group_sums=sums, group_counts=counts)
+        return mse, diagnostics, sums, counts
+
+    assert spec_module.lockstep_batches(n, n_links, curves) == (slice(0, len(curves)),)
+    together = run()
+    monkeypatch.setattr(spec_module, "LOCKSTEP_BYTES", 0)
+    assert len(spec_module.lockstep_batches(n, n_links, curves)) == len(curves)
+    alone = run()
+    for mine, theirs in zip(together, alone, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+    assert len(np.unique(together[0][0, :, -1])) == len(curves)  # every curve its own numbers
+    allocated = kernel.Workspace.allocate(n, n_links, len(curves), 4, 5, 3)
+    assert sum(array.nbytes for array in allocated) == spec_module.workspace_bytes(n, n_links, curves)

@@ -14,7 +14,7 @@ from ..populations import population_choices
 from ..timegrid import figure_grid
 from ..world import check_world, graph_line, mix_curves, panel_groups
 from .choices import CHOICES, MIX_CHOICE
-from .spec import DIAGNOSTICS, ScalableCurve, ScalableSpec
+from .spec import DIAGNOSTICS, LOCKSTEP_BYTES, ScalableCurve, ScalableSpec, workspace_bytes
 
 #: Conservative agent-link updates per second for sizing cluster jobs (B-ColME: per hop).
 CONSERVATIVE_LINK_UPDATES_PER_SECOND = 5e7
@@ -46,12 +46,15 @@ def links_estimate(params: dict) -> float:
 
 
 def memory_bytes(params: dict) -> float:
-    """An upper estimate of one simulate job's memory: a curve's ``Workspace`` (B-ColME's
-    four tables of (links, depth) doubles dominate), the graph's CSR arrays and the run's
-    instance, twice over for the allocator and Python."""
-    depth = max([1, *(params.get("depths") or [])]) if "b_colme" in params["algorithms"] else 1
-    links, agents = links_estimate(params), params["n_agents"]
-    workspace = links * (4 * depth * 8 + 2) + agents * (12 * 8 + 2 * depth * 8)
+    """An upper estimate of one simulate job's memory: the ``Workspace`` of a run's kernel
+    call (B-ColME's four tables of (links, depth) doubles dominate; its curves in lockstep,
+    at most ``LOCKSTEP_BYTES`` of them, or its largest curve alone: ``lockstep_batches``),
+    the graph's CSR arrays and the run's instance, twice over for the allocator and
+    Python."""
+    curves = panel_curves(params)
+    links, agents = round(links_estimate(params)), params["n_agents"]
+    largest_curve = max(workspace_bytes(agents, links, (curve,)) for curve in curves)
+    workspace = max(largest_curve, min(workspace_bytes(agents, links, curves), LOCKSTEP_BYTES))
     graph = links * (3 * 8 + 1) + agents * (8 + 8 + 8 + 8)
     return 2.0 * (workspace + graph)
 

@@ -37,7 +37,7 @@ from ..privacy import unit_laplace
 from ..progress import Progress, time_segments
 from ..replay import replay_index
 from ..timegrid import checked_t_record
-from .spec import ALGORITHMS, DIAGNOSTICS, RESETS, RULES, TESTS, WEIGHTS, ScalableSpec
+from .spec import ALGORITHMS, DIAGNOSTICS, RESETS, RULES, TESTS, WEIGHTS, ScalableSpec, lockstep_batches
 
 
 class RunWorld(NamedTuple):
@@ -59,17 +59,22 @@ class RunWorld(NamedTuple):
 
 
 class CurveArrays(NamedTuple):
-    """The kernel's second argument group: the algorithm, one curve.  ``algorithm_code``
-    (``ALGORITHMS``), ``depth`` (B-ColME's hops), ``by_class`` (the oracle rule: keep the
-    classmates, no test), each agent's ``sigma_dp`` and ``spread`` = sqrt(sigma^2 +
-    sigma_DP^2) (``ScalableSpec.curve_arguments``); the panel's options: ``stale``,
-    ``permanent``, the weights (``weight_offset``, ``uniform_weights``), ``reset``
-    (``RESETS``), ``first_sample`` (y_a(1) = m_a(1), else y_a(0) = 0 and a first consensus
-    step), the radius's ``delta`` and the diagnostics' ``tolerance``."""
+    """The kernel's second argument group: the algorithms, the curves one call runs in
+    lockstep.  Per curve (C,): ``algorithm_code`` (``ALGORITHMS``), ``depth`` (B-ColME's
+    hops), ``decider``, the index of its decision set (the curves of one rule and privacy,
+    ``ScalableCurve.decisions``), and ``table_slot``, its B-ColME tables' index (-1 for
+    C-ColME).  Per decision set (D,): ``by_class`` (the oracle rule: keep the classmates, no
+    test), each agent's ``sigma_dp`` and ``spread`` = sqrt(sigma^2 + sigma_DP^2) (D, M)
+    (``ScalableSpec.curve_arguments``).  The panel's options: ``stale``, ``permanent``, the
+    weights (``weight_offset``, ``uniform_weights``), ``reset`` (``RESETS``),
+    ``first_sample`` (y_a(1) = m_a(1), else y_a(0) = 0 and a first consensus step), the
+    radius's ``delta`` and the diagnostics' ``tolerance``."""
 
-    algorithm_code: int
-    depth: int
-    by_class: bool
+    algorithm_code: np.ndarray
+    depth: np.ndarray
+    decider: np.ndarray
+    table_slot: np.ndarray
+    by_class: np.ndarray
     sigma_dp: np.ndarray
     spread: np.ndarray
     stale: bool
@@ -83,10 +88,10 @@ class CurveArrays(NamedTuple):
 
 
 class Records(NamedTuple):
-    """The kernel's third argument group: what it records at the times ``t_record``: the
-    MSE ``mse_out`` (T,), the ``DIAGNOSTICS`` ``diagnostics_out`` (3, T) and, in a grouped
-    panel, each group's sum of squared errors ``group_out`` (G, T), agent a in group
-    ``agent_group[a]`` (G = 0 and no agent without groups)."""
+    """The kernel's third argument group: what it records per curve at the times
+    ``t_record``: the MSE ``mse_out`` (C, T), the ``DIAGNOSTICS`` ``diagnostics_out`` (C, 5,
+    T) and, in a grouped panel, each group's sum of squared errors ``group_out`` (C, G, T),
+    agent a of curve c in group ``agent_group[c, a]`` (G = 0 and no agent without groups)."""
 
     t_record: np.ndarray
     agent_group: np.ndarray
@@ -96,48 +101,55 @@ class Records(NamedTuple):
 
 
 class Workspace(NamedTuple):
-    """The kernel's last argument group: one run of one curve, per agent and per directed
-    link, each array its own allocation (``call_kernel`` checks it)."""
+    """The kernel's last argument group: one run of C curves in lockstep, D decision sets
+    and B B-ColME curves, each array its own allocation (``call_kernel`` checks it).  Its
+    bytes: ``spec.workspace_bytes``."""
 
-    sample_sum: np.ndarray  # (M,) running sum of a's samples
+    sample_sum: np.ndarray  # (M,) running sum of a's samples: every curve's
     noise_sum: np.ndarray  # (M,) running sum of a's unit Laplace draws
-    mean: np.ndarray  # (M,) m_a(t), a's published (noisy) mean
-    radius: np.ndarray  # (M,) beta_a(t)
-    previous_mean: np.ndarray  # (M,) m_a(t - 1)
-    previous_radius: np.ndarray  # (M,) beta_a(t - 1)
-    size: np.ndarray  # (M,) C_a(t): kept neighbours
-    previous_size: np.ndarray  # (M,) C_a(t - 1)
-    estimate: np.ndarray  # (M,) y_a(t) (C-ColME) or the message-passing estimate
-    estimate_next: np.ndarray  # (M,)
-    clock: np.ndarray  # (M,) alpha's clock s
-    changed: np.ndarray  # (M,) whether a's kept set changed at t
-    active: np.ndarray  # (2E,) uint8: a keeps b, per directed link
-    previous_active: np.ndarray  # (2E,) uint8
-    table_sum: np.ndarray  # (2E, d) B-ColME: sums of means per hop, written at odd t
-    table_count: np.ndarray  # (2E, d) and their numbers of agents
-    previous_sum: np.ndarray  # (2E, d) the same, written at even t (the two alternate)
-    previous_count: np.ndarray  # (2E, d)
-    total_sum: np.ndarray  # (M, d) per agent, over its kept rows (previous step)
+    mean: np.ndarray  # (D, M) m_a(t), a's published (noisy) mean
+    radius: np.ndarray  # (D, M) beta_a(t)
+    previous_mean: np.ndarray  # (D, M) m_a(t - 1)
+    previous_radius: np.ndarray  # (D, M) beta_a(t - 1)
+    size: np.ndarray  # (D, M) C_a(t): kept neighbours
+    previous_size: np.ndarray  # (D, M) C_a(t - 1)
+    changed: np.ndarray  # (D, M) whether a's kept set changed at t
+    active: np.ndarray  # (D, 2E) uint8: a keeps b, per directed link
+    previous_active: np.ndarray  # (D, 2E) uint8
+    step_counts: np.ndarray  # (D, 2) the step's changed decisions and kept other-class links
+    estimate: np.ndarray  # (C, M) y_a(t) (C-ColME) or the message-passing estimate
+    estimate_next: np.ndarray  # (M,) scratch
+    clock: np.ndarray  # (C, M) alpha's clock s
+    state: np.ndarray  # (C, 2) per curve: [learnt (0/1), a change at the previous step (0/1)]
+    table_sum: np.ndarray  # (B, 2E, d) B-ColME: sums of means per hop, written at odd t
+    table_count: np.ndarray  # (B, 2E, d) and their numbers of agents
+    previous_sum: np.ndarray  # (B, 2E, d) the same, written at even t (the two alternate)
+    previous_count: np.ndarray  # (B, 2E, d)
+    total_sum: np.ndarray  # (M, d) scratch: per agent, over its kept rows (previous step)
     total_count: np.ndarray  # (M, d)
-    state: np.ndarray  # (2,) global: [learnt (0/1), a change at the previous step (0/1)]
 
     @classmethod
-    def allocate(cls, n_agents: int, n_links: int, depth: int) -> Workspace:
+    def allocate(cls, n_agents: int, n_links: int, n_curves: int, n_deciders: int, n_tables: int,
+                 depth: int) -> Workspace:
         depth = max(depth, 1)
 
-        def per_agent():
-            return np.zeros(n_agents)
+        def per_decider():
+            return np.zeros((n_deciders, n_agents))
 
-        def per_link():
-            return np.zeros((n_links, depth))
+        def per_curve():
+            return np.zeros((n_curves, n_agents))
+
+        def tables():
+            return np.zeros((n_tables, n_links, depth))
 
         return cls(
-            sample_sum=per_agent(), noise_sum=per_agent(), mean=per_agent(), radius=per_agent(),
-            previous_mean=per_agent(), previous_radius=per_agent(), size=per_agent(), previous_size=per_agent(),
-            estimate=per_agent(), estimate_next=per_agent(), clock=per_agent(), changed=per_agent(),
-            active=np.zeros(n_links, dtype=np.uint8), previous_active=np.zeros(n_links, dtype=np.uint8),
-            table_sum=per_link(), table_count=per_link(), previous_sum=per_link(), previous_count=per_link(),
-            total_sum=np.zeros((n_agents, depth)), total_count=np.zeros((n_agents, depth)), state=np.zeros(2),
+            sample_sum=np.zeros(n_agents), noise_sum=np.zeros(n_agents), mean=per_decider(), radius=per_decider(),
+            previous_mean=per_decider(), previous_radius=per_decider(), size=per_decider(),
+            previous_size=per_decider(), changed=per_decider(), active=np.zeros((n_deciders, n_links), dtype=np.uint8),
+            previous_active=np.zeros((n_deciders, n_links), dtype=np.uint8), step_counts=np.zeros((n_deciders, 2)),
+            estimate=per_curve(), estimate_next=np.zeros(n_agents), clock=per_curve(), state=np.zeros((n_curves, 2)),
+            table_sum=tables(), table_count=tables(), previous_sum=tables(), previous_count=tables(),
+            total_sum=np.zeros((n_agents, depth)), total_count=np.zeros((n_agents, depth)),
         )
 
 
@@ -159,30 +171,35 @@ def optimistic_radius(n, sigma, sigma_dp, log_links, delta, stale):
 
 @jit_noalias(cache=True)
 def _simulate_scalable_run(world, algorithm, outputs, workspace, t_first, t_last):
-    """Steps t_first..t_last of one run of one curve (t_first = 1 starts it; a later call
-    resumes from the ``Workspace``).  Called by name only (``call_kernel``), with four
-    argument groups, each unpacked by its fields' names: the run's ``RunWorld``, the
-    curve's ``CurveArrays``, the ``Records`` it writes and the ``Workspace``.
+    """Steps t_first..t_last of one run of C curves in lockstep (t_first = 1 starts it; a
+    later call resumes from the ``Workspace``).  Called by name only (``call_kernel``), with
+    four argument groups, each unpacked by its fields' names: the run's ``RunWorld``, the
+    curves' ``CurveArrays``, the ``Records`` it writes and the ``Workspace``.
 
-    Writes the MSE (1/M) sum_a (y_a - mu_a)^2 at ``t_record`` and the ``DIAGNOSTICS``
-    (``tolerance``: the error beyond which an estimate is wrong); a grouped panel
-    (``group_out`` (G, T), G > 0) also each group's sum of squared errors, agent a in group
-    ``agent_group[a]``.
+    Each step draws the agents' samples and noise once for every curve, computes the noisy
+    means, radii and decisions once per decision set (the tests do not depend on the
+    algorithm), then each curve's estimates: every curve's numbers are those of a call that
+    runs it alone, bit for bit.  Writes the MSE (1/M) sum_a (y_a - mu_a)^2 at ``t_record``
+    and the ``DIAGNOSTICS`` (``tolerance``: the error beyond which an estimate is wrong); a
+    grouped panel (``group_out`` (C, G, T), G > 0) also each group's sum of squared
+    errors, agent a of curve c in group ``agent_group[c, a]``.
     """
     indptr, neighbours, reverse, same, classes, agent_means, key, laws, log_links, data = world
     law_code, law_a0, law_a1, law_a2, quantiles = laws
     data_values, data_start, data_count, data_order, replay = data
-    algorithm_code, depth, by_class, sigma_dp, spread, stale, permanent, weight_offset, uniform_weights, reset, \
-        first_sample, delta, tolerance = algorithm
+    algorithm_code, depth, decider, table_slot, by_class, sigma_dp, spread, stale, permanent, weight_offset, \
+        uniform_weights, reset, first_sample, delta, tolerance = algorithm
     t_record, agent_group, mse_out, diagnostics_out, group_out = outputs
-    sample_sum, noise_sum, mean, radius, previous_mean, previous_radius, size, previous_size, estimate, \
-        estimate_next, clock, changed, active, previous_active, table_sum, table_count, previous_sum, previous_count, \
-        total_sum, total_count, state = workspace
+    sample_sum, noise_sum, mean, radius, previous_mean, previous_radius, size, previous_size, changed, active, \
+        previous_active, step_counts, estimate, estimate_next, clock, state, table_sum, table_count, previous_sum, \
+        previous_count, total_sum, total_count = workspace
     n = indptr.shape[0] - 1
+    n_curves, n_deciders = algorithm_code.shape[0], by_class.shape[0]
     counter = key + np.uint64(2) * np.uint64((t_first - 1) * n) * _GOLDEN
     if t_first == 1:
-        _start(indptr, same, by_class, active, previous_active, estimate, clock, size, previous_size, previous_radius,
-               changed, sample_sum, noise_sum, table_sum, table_count, previous_sum, previous_count, state)
+        _start(indptr, same, by_class, sample_sum, noise_sum, active, previous_active, size, previous_size,
+               previous_radius, changed, estimate, clock, state, table_sum, table_count, previous_sum,
+               previous_count)
     record = 0
     while t_record[record] < t_first:
         record += 1
@@ -202,70 +219,92 @@ def _simulate_scalable_run(world, algorithm, outputs, workspace, t_first, t_last
                                                                   first)]
             counter += _GOLDEN
             noise_sum[a] += unit_laplace(_mix_uniform(counter))
-            mean[a] = (sample_sum[a] + sigma_dp[a] * noise_sum[a]) / tf
-            radius[a] = spread[a] * scale
+        for d in range(n_deciders):
+            _observe(tf, scale, sample_sum, noise_sum, sigma_dp[d], spread[d], mean[d], radius[d])
         if t == 1 and first_sample:
-            for a in range(n):
-                estimate[a] = mean[a]
+            for curve in range(n_curves):
+                estimate[curve, :] = mean[decider[curve], :]
         else:
-            changes, wrong = _decide(indptr, neighbours, same, by_class, stale, permanent, mean, radius,
-                                     previous_mean, previous_radius, active, previous_active, size, changed)
-            if algorithm_code == 0:
-                _consensus(indptr, neighbours, by_class, stale, weight_offset, uniform_weights, reset, changes, wrong,
-                           mean, size, previous_size, changed, active, clock, estimate, estimate_next, state)
-            elif t % 2 == 0:  # B-ColME's tables alternate between two buffers: no copy
-                _message_passing(tf, indptr, neighbours, reverse, depth, previous_mean, mean, active,
-                                 previous_active, previous_sum, previous_count, table_sum, table_count, total_sum,
-                                 total_count, estimate)
-            else:
-                _message_passing(tf, indptr, neighbours, reverse, depth, previous_mean, mean, active,
-                                 previous_active, table_sum, table_count, previous_sum, previous_count, total_sum,
-                                 total_count, estimate)
+            for d in range(n_deciders):
+                changes, wrong = _decide(indptr, neighbours, same, by_class[d], stale, permanent, mean[d], radius[d],
+                                         previous_mean[d], previous_radius[d], active[d], previous_active[d], size[d],
+                                         changed[d])
+                step_counts[d, 0] = changes
+                step_counts[d, 1] = wrong
+            for curve in range(n_curves):
+                d = decider[curve]
+                slot = table_slot[curve]
+                if algorithm_code[curve] == 0:
+                    _consensus(indptr, neighbours, by_class[d], stale, weight_offset, uniform_weights, reset,
+                               step_counts[d, 0], step_counts[d, 1], mean[d], size[d], previous_size[d], changed[d],
+                               active[d], clock[curve], estimate[curve], estimate_next, state[curve])
+                elif t % 2 == 0:  # B-ColME's tables alternate between two buffers: no copy
+                    _message_passing(tf, indptr, neighbours, reverse, depth[curve], previous_mean[d], mean[d],
+                                     active[d], previous_active[d], previous_sum[slot], previous_count[slot],
+                                     table_sum[slot], table_count[slot], total_sum, total_count, estimate[curve])
+                else:
+                    _message_passing(tf, indptr, neighbours, reverse, depth[curve], previous_mean[d], mean[d],
+                                     active[d], previous_active[d], table_sum[slot], table_count[slot],
+                                     previous_sum[slot], previous_count[slot], total_sum, total_count,
+                                     estimate[curve])
         if t == t_record[record]:
-            error = 0.0
-            for a in range(n):
-                error += (estimate[a] - agent_means[a]) ** 2
-            mse_out[record] = error / n
-            if group_out.shape[0] > 0:
-                _record_groups(agent_group, estimate, agent_means, group_out[:, record])
-            _record_diagnostics(indptr, same, active, changed, estimate, mean, agent_means, tolerance,
-                                diagnostics_out[:, record])
+            for curve in range(n_curves):
+                d = decider[curve]
+                error = 0.0
+                for a in range(n):
+                    error += (estimate[curve, a] - agent_means[a]) ** 2
+                mse_out[curve, record] = error / n
+                if group_out.shape[1] > 0:
+                    _record_groups(agent_group[curve], estimate[curve], agent_means, group_out[curve, :, record])
+                _record_diagnostics(indptr, same, active[d], changed[d], estimate[curve], mean[d], agent_means,
+                                    tolerance, diagnostics_out[curve, :, record])
             record += 1
-        for a in range(n):
-            previous_mean[a] = mean[a]
-            previous_radius[a] = radius[a]
-            previous_size[a] = size[a]
-        for k in range(active.shape[0]):
-            previous_active[k] = active[k]
+        for d in range(n_deciders):  # loops: Numba's 2-D slice copies are several times slower
+            for a in range(n):
+                previous_mean[d, a] = mean[d, a]
+                previous_radius[d, a] = radius[d, a]
+                previous_size[d, a] = size[d, a]
+            for k in range(active.shape[1]):
+                previous_active[d, k] = active[d, k]
 
 
 @numba.njit(cache=True)
-def _start(indptr, same, by_class, active, previous_active, estimate, clock, size, previous_size, previous_radius,
-           changed, sample_sum, noise_sum, table_sum, table_count, previous_sum, previous_count, state):
+def _observe(tf, scale, sample_sum, noise_sum, sigma_dp, spread, mean, radius):
+    """One decision set's published means m_a(t) = (sum of samples + sigma_DP,a sum of unit
+    Laplace draws) / t and radii beta_a(t) = spread_a ``radius_scale`` (a pass of its own:
+    the same loop over several sets' rows of 2-D arrays ran ~5 % slower for one curve)."""
+    for a in range(sample_sum.shape[0]):
+        mean[a] = (sample_sum[a] + sigma_dp[a] * noise_sum[a]) / tf
+        radius[a] = spread[a] * scale
+
+
+@numba.njit(cache=True)
+def _start(indptr, same, by_class, sample_sum, noise_sum, active, previous_active, size, previous_size,
+           previous_radius, changed, estimate, clock, state, table_sum, table_count, previous_sum, previous_count):
     """Before t = 1: every link kept (the oracle: the classmates'), no sample, y(0) = 0,
-    empty tables, the clock at 0."""
+    empty tables, the clocks at 0."""
     n = indptr.shape[0] - 1
-    for a in range(n):
-        kept = 0.0
-        for k in range(indptr[a], indptr[a + 1]):
-            keep = 1 if same[k] or not by_class else 0
-            active[k] = keep
-            previous_active[k] = keep
-            kept += keep
-        size[a] = kept
-        previous_size[a] = kept
-        changed[a] = 0.0
-        estimate[a] = 0.0
-        clock[a] = 0.0
-        previous_radius[a] = np.inf  # nobody's state before t = 1: no test against it
-        sample_sum[a] = 0.0
-        noise_sum[a] = 0.0
+    for d in range(by_class.shape[0]):
+        for a in range(n):
+            kept = 0.0
+            for k in range(indptr[a], indptr[a + 1]):
+                keep = 1 if same[k] or not by_class[d] else 0
+                active[d, k] = keep
+                previous_active[d, k] = keep
+                kept += keep
+            size[d, a] = kept
+            previous_size[d, a] = kept
+    changed[:] = 0.0
+    previous_radius[:] = np.inf  # nobody's state before t = 1: no test against it
+    sample_sum[:] = 0.0
+    noise_sum[:] = 0.0
+    estimate[:] = 0.0
+    clock[:] = 0.0
+    state[:] = 0.0
     table_sum[:] = 0.0
     table_count[:] = 0.0
     previous_sum[:] = 0.0
     previous_count[:] = 0.0
-    state[0] = 0.0
-    state[1] = 0.0
 
 
 @numba.njit(cache=True)
@@ -485,12 +524,13 @@ def simulate_scalable_runs(
         "delta": float(spec.delta),
         "tolerance": float(spec.tolerance),
     }
-    depth = max((c.depth for c in spec.curves), default=1)
+    run_edges = [valid_edges(edges[run]) for run in range(n_runs)]
     if progress is not None:
-        progress.begin(n_runs * len(spec.curves) * spec.t_max)
+        progress.begin(spec.t_max * sum(len(lockstep_batches(spec.n_agents, 2 * len(pairs), spec.curves))
+                                        for pairs in run_edges))
     for run in range(n_runs):
-        run_edges = valid_edges(edges[run])
-        links = link_arrays(run_edges, classes[run], spec.n_agents)
+        links = link_arrays(run_edges[run], classes[run], spec.n_agents)
+        n_links = len(links["neighbours"])
         mu = population.agent_means(classes[run]) if agent_means is None else agent_means[run]
         world = RunWorld(
             **links,
@@ -498,22 +538,59 @@ def simulate_scalable_runs(
             agent_means=np.asarray(mu, dtype=np.float64),
             key=np.uint64(run_key(generators[run])),
             laws=laws,
-            log_links=math.log(4.0 * max(len(links["neighbours"]), 1)),
+            log_links=math.log(4.0 * max(n_links, 1)),
             data=data,
         )
         ranks = None if privacy_ranks is None else privacy_ranks[run]
-        for index, curve in enumerate(spec.curves):
-            workspace = Workspace.allocate(spec.n_agents, len(links["neighbours"]), depth)
-            outputs = Records(t_record=t_record, agent_group=np.zeros(0, dtype=np.int64), mse_out=mse[run, index],
-                              diagnostics_out=diagnostics[run, index], group_out=np.zeros((0, len(t_record))))
-            if spec.n_groups:
-                groups = spec.agent_groups(curve, classes[run], ranks, links["indptr"], links["neighbours"])
-                group_counts[run, index] = np.bincount(groups, minlength=spec.n_groups)
-                outputs = outputs._replace(agent_group=groups, group_out=group_sums[run, index])
-            arguments = {"world": world, "algorithm": CurveArrays(**spec.curve_arguments(curve, classes[run], ranks),
-                                                                  **options),
-                         "outputs": outputs, "workspace": workspace}
-            where = f"run {run + 1}/{n_runs}, curve {index + 1}/{len(spec.curves)}"
+        for batch in lockstep_batches(spec.n_agents, n_links, spec.curves):
+            arguments = {"world": world, "algorithm": _batch_arguments(spec, batch, classes[run], ranks, options),
+                         "outputs": _batch_records(spec, batch, t_record, mse[run], diagnostics[run], links,
+                                                   classes[run], ranks, group_sums, group_counts, run)}
+            algorithm = arguments["algorithm"]
+            arguments["workspace"] = Workspace.allocate(
+                spec.n_agents, n_links, len(algorithm.algorithm_code), len(algorithm.by_class),
+                int(np.sum(algorithm.table_slot >= 0)), int(algorithm.depth.max()))
+            where = f"run {run + 1}/{n_runs}, curves {batch.start + 1}-{batch.stop}/{len(spec.curves)}"
             for t_first, t_last in time_segments(spec.t_max, progress, where):
                 call_kernel(_simulate_scalable_run, arguments | {"t_first": t_first, "t_last": t_last})
     return mse
+
+
+def _batch_arguments(spec: ScalableSpec, batch: slice, classes: np.ndarray, ranks: np.ndarray | None,
+                     options: dict) -> CurveArrays:
+    """The ``CurveArrays`` of the curves ``batch`` of ``spec`` in one run: their decision
+    sets in order of first appearance, their B-ColME curves' table slots."""
+    curves = spec.curves[batch]
+    deciders = list(dict.fromkeys(curve.decisions for curve in curves))
+    per_curve = [spec.curve_arguments(curve, classes, ranks) for curve in curves]
+    first = [next(arguments for curve, arguments in zip(curves, per_curve, strict=True) if curve.decisions == key)
+             for key in deciders]
+    is_b = np.array([curve.algorithm == "b_colme" for curve in curves])
+    return CurveArrays(
+        algorithm_code=np.array([arguments["algorithm_code"] for arguments in per_curve], dtype=np.int64),
+        depth=np.array([arguments["depth"] for arguments in per_curve], dtype=np.int64),
+        decider=np.array([deciders.index(curve.decisions) for curve in curves], dtype=np.int64),
+        table_slot=np.where(is_b, np.cumsum(is_b) - 1, -1).astype(np.int64),
+        by_class=np.array([arguments["by_class"] for arguments in first], dtype=np.bool_),
+        sigma_dp=np.stack([arguments["sigma_dp"] for arguments in first]),
+        spread=np.stack([arguments["spread"] for arguments in first]),
+        **options,
+    )
+
+
+def _batch_records(spec: ScalableSpec, batch: slice, t_record: np.ndarray, mse: np.ndarray, diagnostics: np.ndarray,
+                   links: dict, classes: np.ndarray, ranks: np.ndarray | None, group_sums: np.ndarray | None,
+                   group_counts: np.ndarray | None, run: int) -> Records:
+    """The ``Records`` of the curves ``batch`` in one run: views of the run's ``mse`` (C, T)
+    and ``diagnostics``, and in a grouped panel of ``group_sums``, whose agents' counts it
+    writes into ``group_counts``."""
+    n_curves = batch.stop - batch.start
+    if not spec.n_groups:
+        return Records(t_record=t_record, agent_group=np.zeros((n_curves, 0), dtype=np.int64), mse_out=mse[batch],
+                       diagnostics_out=diagnostics[batch], group_out=np.zeros((n_curves, 0, len(t_record))))
+    groups = np.stack([spec.agent_groups(curve, classes, ranks, links["indptr"], links["neighbours"])
+                       for curve in spec.curves[batch]])
+    for index, curve_groups in zip(range(batch.start, batch.stop), groups, strict=True):
+        group_counts[run, index] = np.bincount(curve_groups, minlength=spec.n_groups)
+    return Records(t_record=t_record, agent_group=groups, mse_out=mse[batch], diagnostics_out=diagnostics[batch],
+                   group_out=group_sums[run, batch])

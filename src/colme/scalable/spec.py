@@ -53,10 +53,44 @@ class ScalableCurve(PrivacyLevels):
     mix: tuple[tuple[float, float], ...] = ()
 
     @property
+    def decisions(self) -> tuple:
+        """What the curve's tests depend on in a run: its rule and its privacy (eps or mix).
+        Curves with the same ``decisions`` have the same noisy means, radii and kept links at
+        every step, whatever their algorithm (``kernel``: computed once for them)."""
+        return self.rule, self.mix or self.eps
+
+    @property
     def name(self) -> str:
         label = "C-ColME" if self.algorithm == "c_colme" else f"B-ColME d={self.depth}"
         rule = "" if self.rule == "optimistic" else " oracle"
         return f"{label}{rule} {self.eps_label}"
+
+
+#: The most a run's ``Workspace`` may hold for its curves to run in lockstep (the draws once
+#: per step, the decisions once per ``ScalableCurve.decisions``); above it (B-ColME's tables
+#: at M = 1e6 are ~1 GB per curve) the curves run one by one.
+LOCKSTEP_BYTES = 2**28
+
+
+def workspace_bytes(n_agents: int, n_links: int, curves: tuple[ScalableCurve, ...]) -> int:
+    """The bytes of the kernel's ``Workspace`` for ``curves`` in lockstep, on ``n_links``
+    directed links: per agent the shared sums, per decision set (``decisions``) its means,
+    radii, sizes, changes (float64) and kept links (uint8), per curve its estimate, clock
+    and state, per B-ColME curve four tables of (links, depth) and the scratch rows."""
+    deciders = len({curve.decisions for curve in curves})
+    tables = sum(curve.algorithm == "b_colme" for curve in curves)
+    depth = max([1, *(curve.depth for curve in curves if curve.algorithm == "b_colme")])
+    per_agent = 3 + 7 * deciders + 2 * len(curves) + 2 * depth
+    return 8 * (n_agents * per_agent + 4 * tables * n_links * depth + 2 * deciders + 2 * len(curves)) \
+        + 2 * deciders * n_links
+
+
+def lockstep_batches(n_agents: int, n_links: int, curves: tuple[ScalableCurve, ...]) -> tuple[slice, ...]:
+    """The curves each kernel call of a run runs together: all of them while their
+    ``workspace_bytes`` is at most ``LOCKSTEP_BYTES``, else one by one."""
+    if workspace_bytes(n_agents, n_links, curves) <= LOCKSTEP_BYTES:
+        return (slice(0, len(curves)),)
+    return tuple(slice(index, index + 1) for index in range(len(curves)))
 
 
 @dataclass(frozen=True)
