@@ -10,7 +10,8 @@ runs through the simulator at each M up to ``--simulator-max-agents`` (one proce
 algorithm; its time includes its graph generation, its oracle and its per-step evaluation,
 as colme's includes its own graph-independent set-up and MSE), and the ratio is printed.
 ``--baseline REV`` also measures the kernel of git revision REV in the same process, on the
-same graphs and draws (best of ``--repeat`` each), and prints this kernel's rate over it.
+same graphs and draws (best of ``--repeat`` each, the two kernels taking turns, so that a
+drift of the machine's speed hits both), and prints this kernel's rate over it.
 ``--panel`` measures instead, at each M, one run of the eight curves of the default suite's
 baselines (C-ColME and B-ColME d = 1, 2, 3, each at eps = inf and eps = 1) in one call, as a
 figure's simulate job runs them (the kernel runs a run's curves in lockstep: the draws once
@@ -55,10 +56,9 @@ KERNEL_MODULES = ("scalable.kernel",)
 PANEL = tuple(ScalableCurve(curve.algorithm, curve.depth, eps=eps) for eps in (np.inf, 1.0) for curve in CURVES)
 
 
-def colme_seconds(n_agents: int, t_max: int, curves: tuple[ScalableCurve, ...], kernel=this_kernel,
-                  repeat: int = 1) -> float:
+def colme_seconds(n_agents: int, t_max: int, curves: tuple[ScalableCurve, ...], kernel=this_kernel) -> float:
     """CPU seconds of one run of ``curves`` in one call with ``kernel`` (a revision's
-    ``scalable.kernel`` module, compiled beforehand), the best of ``repeat``."""
+    ``scalable.kernel`` module, compiled beforehand)."""
     spec_of = spec_module(kernel)
     rng = np.random.default_rng(n_agents)
     classes = rng.integers(0, 2, size=(1, n_agents))
@@ -66,11 +66,19 @@ def colme_seconds(n_agents: int, t_max: int, curves: tuple[ScalableCurve, ...], 
     theirs = tuple(spec_of.ScalableCurve(curve.algorithm, curve.depth, curve.rule, curve.eps) for curve in curves)
     spec = spec_of.ScalableSpec(n_agents=n_agents, curves=theirs, t_record=np.array([t_max]),
                                 population=population(kernel))
-    best = np.inf
+    start = time.process_time()
+    kernel.simulate_scalable_runs(spec, classes, edges, [np.random.default_rng(1)])
+    return time.process_time() - start
+
+
+def best_seconds(n_agents: int, t_max: int, curves: tuple[ScalableCurve, ...], kernels: dict,
+                 repeat: int) -> dict[str, float]:
+    """The best of ``repeat`` ``colme_seconds`` per kernel (name: module), the kernels
+    taking turns."""
+    best = dict.fromkeys(kernels, np.inf)
     for _ in range(repeat):
-        start = time.process_time()
-        kernel.simulate_scalable_runs(spec, classes, edges, [np.random.default_rng(1)])
-        best = min(best, time.process_time() - start)
+        for name, kernel in kernels.items():
+            best[name] = min(best[name], colme_seconds(n_agents, t_max, curves, kernel))
     return best
 
 
@@ -110,12 +118,13 @@ def main() -> None:
         steps = n_agents * args.t_max
         base = None
         for curve in CURVES:
-            seconds = colme_seconds(n_agents, args.t_max, (curve,), repeat=args.repeat)
+            best = best_seconds(n_agents, args.t_max, (curve,), kernels, args.repeat)
+            seconds = best["this"]
             base = seconds if base is None else base
             line = (f"M={n_agents:>7d} r={DEGREE} T={args.t_max} {curve.name:<18s} colme {seconds:8.3f} s, "
                     f"{steps / seconds:.3e} agent-steps/s/core, x{seconds / base:.2f} C-ColME's time")
             if args.baseline:
-                theirs = colme_seconds(n_agents, args.t_max, (curve,), kernels[args.baseline], args.repeat)
+                theirs = best[args.baseline]
                 line += f"; {args.baseline}: {steps / theirs:.3e}/s (this x{theirs / seconds:.2f})"
             if args.simulator and n_agents <= args.simulator_max_agents:
                 theirs = simulator_seconds(args.simulator, n_agents, args.t_max, curve)
@@ -127,11 +136,12 @@ def measure_panel(args, kernels: dict) -> None:
     """``--panel``: the eight curves in one call per M, this kernel and the baseline's."""
     for n_agents in args.agents:
         steps = n_agents * args.t_max * len(PANEL)
-        seconds = colme_seconds(n_agents, args.t_max, PANEL, repeat=args.repeat)
+        best = best_seconds(n_agents, args.t_max, PANEL, kernels, args.repeat)
+        seconds = best["this"]
         line = (f"M={n_agents:>7d} r={DEGREE} T={args.t_max} panel of {len(PANEL)} curves: colme {seconds:8.3f} s, "
                 f"{1e9 * seconds / steps:.1f} ns per curve-agent-step")
         if args.baseline:
-            theirs = colme_seconds(n_agents, args.t_max, PANEL, kernels[args.baseline], args.repeat)
+            theirs = best[args.baseline]
             line += f"; {args.baseline}: {1e9 * theirs / steps:.1f} ns (this x{theirs / seconds:.2f} faster)"
         print(line, flush=True)
 
