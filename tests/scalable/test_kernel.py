@@ -372,13 +372,22 @@ def test_curves_in_lockstep_are_the_curves_run_alone(monkeypatch):
                                      privacy_ranks=ranks[None], group_sums=sums, group_counts=counts)
         return mse, diagnostics, sums, counts
 
+    allocated = []
+    allocate = kernel.Workspace.allocate
+
+    def counted(*args):
+        workspace = allocate(*args)
+        allocated.append(sum(array.nbytes for array in workspace))
+        return workspace
+
+    monkeypatch.setattr(kernel.Workspace, "allocate", counted)
     assert spec_module.lockstep_batches(n, n_links, curves) == (slice(0, len(curves)),)
     together = run()
+    assert allocated == [spec_module.workspace_bytes(n, n_links, curves)]
     monkeypatch.setattr(spec_module, "LOCKSTEP_BYTES", 0)
     assert len(spec_module.lockstep_batches(n, n_links, curves)) == len(curves)
     alone = run()
+    assert allocated[1:] == [spec_module.workspace_bytes(n, n_links, (curve,)) for curve in curves]
     for mine, theirs in zip(together, alone, strict=True):
         np.testing.assert_array_equal(mine, theirs)
     assert len(np.unique(together[0][0, :, -1])) == len(curves)  # every curve its own numbers
-    allocated = kernel.Workspace.allocate(n, n_links, len(curves), 4, 5, 3)
-    assert sum(array.nbytes for array in allocated) == spec_module.workspace_bytes(n, n_links, curves)

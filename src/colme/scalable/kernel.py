@@ -37,7 +37,17 @@ from ..privacy import unit_laplace
 from ..progress import Progress, time_segments
 from ..replay import replay_index
 from ..timegrid import checked_t_record
-from .spec import ALGORITHMS, DIAGNOSTICS, RESETS, RULES, TESTS, WEIGHTS, ScalableSpec, lockstep_batches
+from .spec import (
+    ALGORITHMS,
+    DIAGNOSTICS,
+    RESETS,
+    RULES,
+    TESTS,
+    WEIGHTS,
+    ScalableSpec,
+    lockstep_batches,
+    table_depths,
+)
 
 
 class RunWorld(NamedTuple):
@@ -62,18 +72,19 @@ class CurveArrays(NamedTuple):
     """The kernel's second argument group: the algorithms, the curves one call runs in
     lockstep.  Per curve (C,): ``algorithm_code`` (``ALGORITHMS``), ``depth`` (B-ColME's
     hops), ``decider``, the index of its decision set (the curves of one rule and privacy,
-    ``ScalableCurve.decisions``), and ``table_slot``, its B-ColME tables' index (-1 for
-    C-ColME).  Per decision set (D,): ``by_class`` (the oracle rule: keep the classmates, no
-    test), each agent's ``sigma_dp`` and ``spread`` = sqrt(sigma^2 + sigma_DP^2) (D, M)
-    (``ScalableSpec.curve_arguments``).  The panel's options: ``stale``, ``permanent``, the
-    weights (``weight_offset``, ``uniform_weights``), ``reset`` (``RESETS``),
-    ``first_sample`` (y_a(1) = m_a(1), else y_a(0) = 0 and a first consensus step), the
-    radius's ``delta`` and the diagnostics' ``tolerance``."""
+    ``ScalableCurve.decisions``), and ``table_start``, where its B-ColME tables begin in the
+    workspace's flat table arrays (-1 for C-ColME).  Per decision set (D,): ``by_class``
+    (the oracle rule: keep the classmates, no test), each agent's ``sigma_dp`` and
+    ``spread`` = sqrt(sigma^2 + sigma_DP^2) (D, M) (``ScalableSpec.curve_arguments``).  The
+    panel's options: ``stale``, ``permanent``, the weights (``weight_offset``,
+    ``uniform_weights``), ``reset`` (``RESETS``), ``first_sample`` (y_a(1) = m_a(1), else
+    y_a(0) = 0 and a first consensus step), the radius's ``delta`` and the diagnostics'
+    ``tolerance``."""
 
     algorithm_code: np.ndarray
     depth: np.ndarray
     decider: np.ndarray
-    table_slot: np.ndarray
+    table_start: np.ndarray
     by_class: np.ndarray
     sigma_dp: np.ndarray
     spread: np.ndarray
@@ -121,17 +132,20 @@ class Workspace(NamedTuple):
     estimate_next: np.ndarray  # (M,) scratch
     clock: np.ndarray  # (C, M) alpha's clock s
     state: np.ndarray  # (C, 2) per curve: [learnt (0/1), a change at the previous step (0/1)]
-    table_sum: np.ndarray  # (B, 2E, d) B-ColME: sums of means per hop, written at odd t
-    table_count: np.ndarray  # (B, 2E, d) and their numbers of agents
-    previous_sum: np.ndarray  # (B, 2E, d) the same, written at even t (the two alternate)
-    previous_count: np.ndarray  # (B, 2E, d)
+    # B-ColME's tables, flat: each B-ColME curve's (2E, d) rows for its own depth d, one after another
+    table_sum: np.ndarray  # sums of means per hop, written at odd t
+    table_count: np.ndarray  # and their numbers of agents
+    previous_sum: np.ndarray  # the same, written at even t (the two alternate)
+    previous_count: np.ndarray
     total_sum: np.ndarray  # (M, d) scratch: per agent, over its kept rows (previous step)
     total_count: np.ndarray  # (M, d)
 
     @classmethod
-    def allocate(cls, n_agents: int, n_links: int, n_curves: int, n_deciders: int, n_tables: int,
-                 depth: int) -> Workspace:
-        depth = max(depth, 1)
+    def allocate(cls, n_agents: int, n_links: int, n_curves: int, n_deciders: int,
+                 table_depths: tuple[int, ...]) -> Workspace:
+        """For ``n_curves`` curves in ``n_deciders`` decision sets, whose B-ColME curves have
+        the depths ``table_depths``."""
+        depth = max([1, *table_depths])
 
         def per_decider():
             return np.zeros((n_deciders, n_agents))
@@ -140,7 +154,7 @@ class Workspace(NamedTuple):
             return np.zeros((n_curves, n_agents))
 
         def tables():
-            return np.zeros((n_tables, n_links, depth))
+            return np.zeros(n_links * sum(table_depths))
 
         return cls(
             sample_sum=np.zeros(n_agents), noise_sum=np.zeros(n_agents), mean=per_decider(), radius=per_decider(),
@@ -187,7 +201,7 @@ def _simulate_scalable_run(world, algorithm, outputs, workspace, t_first, t_last
     indptr, neighbours, reverse, same, classes, agent_means, key, laws, log_links, data = world
     law_code, law_a0, law_a1, law_a2, quantiles = laws
     data_values, data_start, data_count, data_order, replay = data
-    algorithm_code, depth, decider, table_slot, by_class, sigma_dp, spread, stale, permanent, weight_offset, \
+    algorithm_code, depth, decider, table_start, by_class, sigma_dp, spread, stale, permanent, weight_offset, \
         uniform_weights, reset, first_sample, delta, tolerance = algorithm
     t_record, agent_group, mse_out, diagnostics_out, group_out = outputs
     sample_sum, noise_sum, mean, radius, previous_mean, previous_radius, size, previous_size, changed, active, \
@@ -233,20 +247,22 @@ def _simulate_scalable_run(world, algorithm, outputs, workspace, t_first, t_last
                 step_counts[d, 1] = wrong
             for curve in range(n_curves):
                 d = decider[curve]
-                slot = table_slot[curve]
+                rows = (neighbours.shape[0], depth[curve])  # the curve's (2E, d) tables in the flat arrays
+                tables = slice(table_start[curve], table_start[curve] + rows[0] * rows[1])
                 if algorithm_code[curve] == 0:
                     _consensus(indptr, neighbours, by_class[d], stale, weight_offset, uniform_weights, reset,
                                step_counts[d, 0], step_counts[d, 1], mean[d], size[d], previous_size[d], changed[d],
                                active[d], clock[curve], estimate[curve], estimate_next, state[curve])
                 elif t % 2 == 0:  # B-ColME's tables alternate between two buffers: no copy
                     _message_passing(tf, indptr, neighbours, reverse, depth[curve], previous_mean[d], mean[d],
-                                     active[d], previous_active[d], previous_sum[slot], previous_count[slot],
-                                     table_sum[slot], table_count[slot], total_sum, total_count, estimate[curve])
+                                     active[d], previous_active[d], previous_sum[tables].reshape(rows),
+                                     previous_count[tables].reshape(rows), table_sum[tables].reshape(rows),
+                                     table_count[tables].reshape(rows), total_sum, total_count, estimate[curve])
                 else:
                     _message_passing(tf, indptr, neighbours, reverse, depth[curve], previous_mean[d], mean[d],
-                                     active[d], previous_active[d], table_sum[slot], table_count[slot],
-                                     previous_sum[slot], previous_count[slot], total_sum, total_count,
-                                     estimate[curve])
+                                     active[d], previous_active[d], table_sum[tables].reshape(rows),
+                                     table_count[tables].reshape(rows), previous_sum[tables].reshape(rows),
+                                     previous_count[tables].reshape(rows), total_sum, total_count, estimate[curve])
         if t == t_record[record]:
             for curve in range(n_curves):
                 d = decider[curve]
@@ -385,8 +401,8 @@ def _consensus(indptr, neighbours, by_class, stale, weight_offset, uniform_weigh
 @jit_noalias(cache=True)
 def _message_passing(t, indptr, neighbours, reverse, depth, previous_mean, mean, active, previous_active,
                      table_sum, table_count, previous_sum, previous_count, total_sum, total_count, estimate):
-    """B-ColME's step: the tables of the kept links (``table_*``) from the neighbours'
-    previous tables (``previous_*``, non-backtracking), then each agent's
+    """B-ColME's step: the tables of the kept links (``table_*`` (2E, depth)) from the
+    neighbours' previous tables (``previous_*``, non-backtracking), then each agent's
     sample-count-weighted mean of its own mean and the tables' means (a mean k + 1 steps
     old stands for t - 1 - k samples).  A link a drops writes no table: at t + 1 its row
     of ``previous_*`` is read only where ``previous_active`` keeps it."""
@@ -524,12 +540,12 @@ def simulate_scalable_runs(
         "delta": float(spec.delta),
         "tolerance": float(spec.tolerance),
     }
-    run_edges = [valid_edges(edges[run]) for run in range(n_runs)]
-    if progress is not None:
-        progress.begin(spec.t_max * sum(len(lockstep_batches(spec.n_agents, 2 * len(pairs), spec.curves))
-                                        for pairs in run_edges))
+    if progress is not None:  # a run's directed links: twice its edges that are not padding
+        progress.begin(spec.t_max * sum(
+            len(lockstep_batches(spec.n_agents, 2 * int(np.count_nonzero(edges[run][:, 0] >= 0)), spec.curves))
+            for run in range(n_runs)))
     for run in range(n_runs):
-        links = link_arrays(run_edges[run], classes[run], spec.n_agents)
+        links = link_arrays(valid_edges(edges[run]), classes[run], spec.n_agents)
         n_links = len(links["neighbours"])
         mu = population.agent_means(classes[run]) if agent_means is None else agent_means[run]
         world = RunWorld(
@@ -543,37 +559,43 @@ def simulate_scalable_runs(
         )
         ranks = None if privacy_ranks is None else privacy_ranks[run]
         for batch in lockstep_batches(spec.n_agents, n_links, spec.curves):
-            arguments = {"world": world, "algorithm": _batch_arguments(spec, batch, classes[run], ranks, options),
-                         "outputs": _batch_records(spec, batch, t_record, mse[run], diagnostics[run], links,
-                                                   classes[run], ranks, group_sums, group_counts, run)}
-            algorithm = arguments["algorithm"]
-            arguments["workspace"] = Workspace.allocate(
-                spec.n_agents, n_links, len(algorithm.algorithm_code), len(algorithm.by_class),
-                int(np.sum(algorithm.table_slot >= 0)), int(algorithm.depth.max()))
-            where = f"run {run + 1}/{n_runs}, curves {batch.start + 1}-{batch.stop}/{len(spec.curves)}"
+            curves = spec.curves[batch]
+            arguments = {
+                "world": world,
+                "algorithm": _batch_arguments(spec, curves, n_links, classes[run], ranks, options),
+                "outputs": _batch_records(spec, batch, t_record, mse[run], diagnostics[run], links, classes[run],
+                                          ranks, group_sums, group_counts, run),
+                "workspace": Workspace.allocate(spec.n_agents, n_links, len(curves),
+                                                len({curve.decisions for curve in curves}), table_depths(curves)),
+            }
+            where = f"run {run + 1}/{n_runs}, curve" + (
+                f" {batch.start + 1}/" if len(curves) == 1 else f"s {batch.start + 1}-{batch.stop}/")
+            where += str(len(spec.curves))
             for t_first, t_last in time_segments(spec.t_max, progress, where):
                 call_kernel(_simulate_scalable_run, arguments | {"t_first": t_first, "t_last": t_last})
     return mse
 
 
-def _batch_arguments(spec: ScalableSpec, batch: slice, classes: np.ndarray, ranks: np.ndarray | None,
-                     options: dict) -> CurveArrays:
-    """The ``CurveArrays`` of the curves ``batch`` of ``spec`` in one run: their decision
-    sets in order of first appearance, their B-ColME curves' table slots."""
-    curves = spec.curves[batch]
-    deciders = list(dict.fromkeys(curve.decisions for curve in curves))
+def _batch_arguments(spec: ScalableSpec, curves: tuple, n_links: int, classes: np.ndarray,
+                     ranks: np.ndarray | None, options: dict) -> CurveArrays:
+    """The ``CurveArrays`` of ``curves`` (of ``spec``) in one run on ``n_links`` directed
+    links: their decision sets in order of first appearance, and where each B-ColME
+    curve's tables begin (``table_depths``' order)."""
     per_curve = [spec.curve_arguments(curve, classes, ranks) for curve in curves]
-    first = [next(arguments for curve, arguments in zip(curves, per_curve, strict=True) if curve.decisions == key)
-             for key in deciders]
+    deciders = {}
+    for curve, arguments in zip(curves, per_curve, strict=True):
+        deciders.setdefault(curve.decisions, arguments)
     is_b = np.array([curve.algorithm == "b_colme" for curve in curves])
+    depths = np.array([arguments["depth"] for arguments in per_curve], dtype=np.int64)
+    ends = n_links * np.cumsum(np.where(is_b, depths, 0))
     return CurveArrays(
         algorithm_code=np.array([arguments["algorithm_code"] for arguments in per_curve], dtype=np.int64),
-        depth=np.array([arguments["depth"] for arguments in per_curve], dtype=np.int64),
-        decider=np.array([deciders.index(curve.decisions) for curve in curves], dtype=np.int64),
-        table_slot=np.where(is_b, np.cumsum(is_b) - 1, -1).astype(np.int64),
-        by_class=np.array([arguments["by_class"] for arguments in first], dtype=np.bool_),
-        sigma_dp=np.stack([arguments["sigma_dp"] for arguments in first]),
-        spread=np.stack([arguments["spread"] for arguments in first]),
+        depth=depths,
+        decider=np.array([list(deciders).index(curve.decisions) for curve in curves], dtype=np.int64),
+        table_start=np.where(is_b, ends - n_links * depths, -1).astype(np.int64),
+        by_class=np.array([arguments["by_class"] for arguments in deciders.values()], dtype=np.bool_),
+        sigma_dp=np.stack([arguments["sigma_dp"] for arguments in deciders.values()]),
+        spread=np.stack([arguments["spread"] for arguments in deciders.values()]),
         **options,
     )
 

@@ -68,20 +68,25 @@ class ScalableCurve(PrivacyLevels):
 
 #: The most a run's ``Workspace`` may hold for its curves to run in lockstep (the draws once
 #: per step, the decisions once per ``ScalableCurve.decisions``); above it (B-ColME's tables
-#: at M = 1e6 are ~1 GB per curve) the curves run one by one.
+#: at M = 1e6, ~1 GB per curve at d = 3) the curves run one by one.
 LOCKSTEP_BYTES = 2**28
+
+
+def table_depths(curves: tuple[ScalableCurve, ...]) -> tuple[int, ...]:
+    """The depths of the B-ColME curves of ``curves``, in order: the kernel's tables hold
+    (links, depth) rows for each."""
+    return tuple(max(curve.depth, 1) for curve in curves if curve.algorithm == "b_colme")
 
 
 def workspace_bytes(n_agents: int, n_links: int, curves: tuple[ScalableCurve, ...]) -> int:
     """The bytes of the kernel's ``Workspace`` for ``curves`` in lockstep, on ``n_links``
     directed links: per agent the shared sums, per decision set (``decisions``) its means,
     radii, sizes, changes (float64) and kept links (uint8), per curve its estimate, clock
-    and state, per B-ColME curve four tables of (links, depth) and the scratch rows."""
+    and state, per B-ColME curve four tables of (links, its depth) and the scratch rows."""
     deciders = len({curve.decisions for curve in curves})
-    tables = sum(curve.algorithm == "b_colme" for curve in curves)
-    depth = max([1, *(curve.depth for curve in curves if curve.algorithm == "b_colme")])
-    per_agent = 3 + 7 * deciders + 2 * len(curves) + 2 * depth
-    return 8 * (n_agents * per_agent + 4 * tables * n_links * depth + 2 * deciders + 2 * len(curves)) \
+    depths = table_depths(curves)
+    per_agent = 3 + 7 * deciders + 2 * len(curves) + 2 * max([1, *depths])
+    return 8 * (n_agents * per_agent + 4 * n_links * sum(depths) + 2 * deciders + 2 * len(curves)) \
         + 2 * deciders * n_links
 
 
