@@ -15,7 +15,7 @@ drift of the machine's speed hits both), and prints this kernel's rate over it.
 ``--panel`` measures instead, at each M, one run of the eight curves of the default suite's
 baselines (C-ColME and B-ColME d = 1, 2, 3, each at eps = inf and eps = 1) in one call, as a
 figure's simulate job runs them (the kernel runs a run's curves in lockstep: the draws once
-per step, the decisions once per rule and eps), in CPU seconds per curve-agent-step.
+per step, the decisions once per rule and eps), in nanoseconds of CPU per curve-agent-step.
 Usage:
 
     python benchmarks/bench_scalable.py [--agents 1000 10000 100000] [--t-max 200]

@@ -275,7 +275,7 @@ def _simulate_scalable_run(world, algorithm, outputs, workspace, t_first, t_last
                 _record_diagnostics(indptr, same, active[d], changed[d], estimate[curve], mean[d], agent_means,
                                     tolerance, diagnostics_out[curve, :, record])
             record += 1
-        for d in range(n_deciders):  # loops: Numba's 2-D slice copies are several times slower
+        for d in range(n_deciders):  # loops: 2-D slice assignments ran one C-ColME curve ~3 % slower
             for a in range(n):
                 previous_mean[d, a] = mean[d, a]
                 previous_radius[d, a] = radius[d, a]
