@@ -247,13 +247,14 @@ def _simulate_scalable_run(world, algorithm, outputs, workspace, t_first, t_last
                 step_counts[d, 1] = wrong
             for curve in range(n_curves):
                 d = decider[curve]
-                rows = (neighbours.shape[0], depth[curve])  # the curve's (2E, d) tables in the flat arrays
-                tables = slice(table_start[curve], table_start[curve] + rows[0] * rows[1])
                 if algorithm_code[curve] == 0:
                     _consensus(indptr, neighbours, by_class[d], stale, weight_offset, uniform_weights, reset,
                                step_counts[d, 0], step_counts[d, 1], mean[d], size[d], previous_size[d], changed[d],
                                active[d], clock[curve], estimate[curve], estimate_next, state[curve])
-                elif t % 2 == 0:  # B-ColME's tables alternate between two buffers: no copy
+                    continue
+                rows = (neighbours.shape[0], depth[curve])  # the curve's (2E, d) tables in the flat arrays
+                tables = slice(table_start[curve], table_start[curve] + rows[0] * rows[1])
+                if t % 2 == 0:  # B-ColME's tables alternate between two buffers: no copy
                     _message_passing(tf, indptr, neighbours, reverse, depth[curve], previous_mean[d], mean[d],
                                      active[d], previous_active[d], previous_sum[tables].reshape(rows),
                                      previous_count[tables].reshape(rows), table_sum[tables].reshape(rows),
@@ -540,10 +541,9 @@ def simulate_scalable_runs(
         "delta": float(spec.delta),
         "tolerance": float(spec.tolerance),
     }
-    if progress is not None:  # a run's directed links: twice its edges that are not padding
-        progress.begin(spec.t_max * sum(
-            len(lockstep_batches(spec.n_agents, 2 * int(np.count_nonzero(edges[run][:, 0] >= 0)), spec.curves))
-            for run in range(n_runs)))
+    if progress is not None:  # a run's directed links: twice its edges
+        progress.begin(spec.t_max * sum(len(lockstep_batches(spec.n_agents, 2 * len(valid_edges(run_edges)),
+                                                             spec.curves)) for run_edges in edges))
     for run in range(n_runs):
         links = link_arrays(valid_edges(edges[run]), classes[run], spec.n_agents)
         n_links = len(links["neighbours"])
