@@ -361,9 +361,12 @@ def scipy_reference(
 ) -> tuple[float, np.ndarray, float]:
     """Best (objective, A, sigma) of (8) found by SLSQP from ``starts`` random points.
 
-    Variables: the alpha_ij with p_j p_ij > 0 and sigma (fixed if ``sigma`` is given, i.e.
-    problem (11)).  All constraints of (8) are linear; the objective uses Q of
-    ``quadratic_form`` with its exact gradient.
+    Variables: the alpha_ij with p_j p_ij > 0, and sigma unless it is given (problem (11)).
+    The constraints of (8) are linear: unbiasedness as equalities, and each link's privacy
+    cap alpha_ij <= eps_ij sigma / (sqrt(2 ln(1.25/delta)) 2R) as an inequality in
+    (alpha, sigma), or at a given sigma as the variable's upper bound, which SLSQP meets
+    exactly (as an inequality it stopped up to 2e-6 above (11)'s optimum).  The objective
+    uses Q of ``quadratic_form`` with its exact gradient.
     """
     from scipy.optimize import minimize  # lazy: scipy.optimize, only for PriCER's optimum
 
@@ -376,43 +379,47 @@ def scipy_reference(
     finite = np.isfinite(scale)
     rows = support // n
     m = support.size
-    Aeq = np.zeros((n, m + 1))
-    Aeq[rows, np.arange(m)] = g[support]
-    sigma_thr = sigma_threshold(network, privacy)
-
-    def f(z):
-        a = z[:m]
-        return a @ Q @ a + kpr * z[m] ** 2, np.concatenate([2 * Q @ a, [2 * kpr * z[m]]])
-
-    Gin = np.zeros((int(finite.sum()), m + 1))  # scale*sigma - alpha >= 0
-    Gin[np.arange(Gin.shape[0]), np.flatnonzero(finite)] = -1.0
-    Gin[:, m] = scale[finite]
-    cons = [
-        {"type": "eq", "fun": lambda z: Aeq @ z - 1.0, "jac": lambda z: Aeq},
-        {"type": "ineq", "fun": lambda z: Gin @ z, "jac": lambda z: Gin},
-    ]
     fixed_sigma = sigma is not None
-    sig_bounds = (sigma, sigma) if fixed_sigma else (0.0, None)
-    bounds = [(0.0, None)] * m + [sig_bounds]
+    Aeq = np.zeros((n, m if fixed_sigma else m + 1))
+    Aeq[rows, np.arange(m)] = g[support]
+    cons = [{"type": "eq", "fun": lambda z: Aeq @ z - 1.0, "jac": lambda z: Aeq}]
+    if fixed_sigma:
+        bounds = [(0.0, cap * sigma if bounded else None) for cap, bounded in zip(scale, finite, strict=True)]
+
+        def f(z):
+            return z @ Q @ z, 2 * Q @ z
+
+    else:
+        Gin = np.zeros((int(finite.sum()), m + 1))  # scale*sigma - alpha >= 0
+        Gin[np.arange(Gin.shape[0]), np.flatnonzero(finite)] = -1.0
+        Gin[:, m] = scale[finite]
+        cons.append({"type": "ineq", "fun": lambda z: Gin @ z, "jac": lambda z: Gin})
+        bounds = [(0.0, None)] * (m + 1)
+        sigma_thr = sigma_threshold(network, privacy)
+
+        def f(z):
+            a = z[:m]
+            return a @ Q @ a + kpr * z[m] ** 2, np.concatenate([2 * Q @ a, [2 * kpr * z[m]]])
+
     best = (np.inf, None, None)
     for _ in range(starts):
-        s0 = sigma if fixed_sigma else sigma_thr * (1.0 + 2.0 * rng.random())
+        sigma0 = [] if fixed_sigma else [sigma_thr * (1.0 + 2.0 * rng.random())]
         a0 = rng.random(m)
         for i in range(n):  # scale each row onto its unbiasedness hyperplane
             sel = rows == i
             a0[sel] /= np.sum(g[support][sel] * a0[sel])
-        res = minimize(f, np.append(a0, s0), jac=True, method="SLSQP", bounds=bounds,
+        res = minimize(f, np.append(a0, sigma0), jac=True, method="SLSQP", bounds=bounds,
                        constraints=cons, options={"maxiter": 2000, "ftol": 1e-14})
-        z = res.x
+        point_sigma = sigma if fixed_sigma else float(res.x[m])
         A = np.zeros(n * n)
-        A[support] = np.maximum(z[:m], 0.0)
+        A[support] = np.maximum(res.x[:m], 0.0)
         A = A.reshape(n, n)
-        viol = check_constraints(A, z[m], network, privacy)
+        viol = check_constraints(A, point_sigma, network, privacy)
         if max(viol.values()) > 1e-7:
             continue
-        val = objective(A, z[m], network, privacy, d)
+        val = objective(A, point_sigma, network, privacy, d)
         if val < best[0]:
-            best = (val, A, float(z[m]))
+            best = (val, A, point_sigma)
     if best[1] is None:
         raise RuntimeError("SLSQP found no feasible point from any start")
     return best
