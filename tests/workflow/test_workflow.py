@@ -221,17 +221,17 @@ def test_edits_plan_exactly_what_they_change(built, tmp_path):
     sigma = tiny_with(lambda c: c.update(population={"sigma": 0.3}))
     chunks = len(list((built / "results/chunks").rglob("runs*.npz")))
     assert planned_jobs(workdir, sigma) == {
-        "simulate": chunks, "table": 6, "figure": 6, "diagnostics_figure": 4, "all": 1
+        "simulate": chunks, "table": 6, "figure": 2, "figure_with_diagnostics": 4, "all": 1
     }
-    # a title: that figure and its diagnostics figure (titled after it) only
+    # a title: that figure and its diagnostics figure (titled after it, drawn by the same job) only
     title = tiny_with(lambda c: c["figures"]["tiny_a"].update(title="another title"))
-    assert planned_jobs(workdir, title) == {"figure": 1, "diagnostics_figure": 1, "all": 1}
+    assert planned_jobs(workdir, title) == {"figure_with_diagnostics": 1, "all": 1}
     # the same config with its keys sorted (as a YAML tool may write it): nothing
     assert planned_jobs(workdir, yaml.safe_dump(yaml.safe_load(TINY), sort_keys=True)) == {}
     # runs 6 -> 8 with chunk_runs 2: the one new chunk, its instances, and what reads them
     more = tiny_with(lambda c: c["figures"]["tiny_a"].update(runs=8))
     assert planned_jobs(workdir, more) == {
-        "instances": 1, "simulate": 1, "table": 1, "figure": 1, "diagnostics_figure": 1, "all": 1
+        "instances": 1, "simulate": 1, "table": 1, "figure_with_diagnostics": 1, "all": 1
     }
 
 

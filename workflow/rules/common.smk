@@ -57,7 +57,7 @@ localrules:
     instances,
     table,
     figure,
-    diagnostics_figure,
+    figure_with_diagnostics,
 
 
 wildcard_constraints:
@@ -278,6 +278,8 @@ def report_labels(kind):
 
 
 DIAGNOSED = [f for f in FIGURES if ENGINES[SETTINGS[f]["engine"]].diagnostics]
+#: The other names of the figure wildcard (sensitivity variants and sweeps have no diagnostics figure).
+UNDIAGNOSED = sorted({*FIGURES, *VARIANT_SETTINGS, *SWEEP_SETTINGS} - set(DIAGNOSED))
 
 
 #: What the default target builds: every figure and the claims, or only `targets`.

@@ -1,4 +1,5 @@
-"""Snakemake script: render a figure from its table, with provenance."""
+"""Snakemake script: render a figure from its table, with provenance, and for a diagnosed
+figure its diagnostics table drawn against t."""
 
 import json
 from pathlib import Path
@@ -14,7 +15,15 @@ params = read_params(snakemake.params.spec)
 table = pd.read_csv(snakemake.input.table)
 meta = json.loads(Path(snakemake.input.meta).read_text())
 engine = ENGINES[params["engine"]]
-title = f"{params['title'] or snakemake.wildcards.figure}\n{engine.subtitle(meta)}"
+name = params["title"] or snakemake.wildcards.figure
 sidecar = figure_provenance(meta, params["title"], engine.drawing_options(params))
-engine.draw(table, sidecar, title, Path(snakemake.output.pdf), Path(snakemake.output.png))
+engine.draw(table, sidecar, f"{name}\n{engine.subtitle(meta)}", Path(snakemake.output.pdf), Path(snakemake.output.png))
 write_json(snakemake.output.sidecar, sidecar)
+if "diagnostics" in snakemake.input.keys():
+    engine.draw_diagnostics(
+        pd.read_csv(snakemake.input.diagnostics),
+        figure_provenance(meta, params["title"]),
+        f"Diagnostics: {name}\n{meta['runs']} runs",
+        Path(snakemake.output.diagnostics_pdf),
+        Path(snakemake.output.diagnostics_png),
+    )
