@@ -19,11 +19,10 @@ import numpy as np
 import yaml
 from baseline import REPO, cpu_description, load_baseline
 
-from colme.engines import stream_name
 from colme.expansion import expand_config
 from colme.pricer import figures
 from colme.registry import stage_params
-from colme.seeding import figure_generator
+from colme.seeding import figure_generator, stream_name
 
 FIGURE = "pricer_fig3_solver"
 

@@ -19,7 +19,7 @@ name = params["title"] or snakemake.wildcards.figure
 sidecar = figure_provenance(meta, params["title"], engine.drawing_options(params))
 engine.draw(table, sidecar, f"{name}\n{engine.subtitle(meta)}", Path(snakemake.output.pdf), Path(snakemake.output.png))
 write_json(snakemake.output.sidecar, sidecar)
-if "diagnostics" in snakemake.input.keys():
+if hasattr(snakemake.input, "diagnostics"):  # rule figure_with_diagnostics
     engine.draw_diagnostics(
         pd.read_csv(snakemake.input.diagnostics),
         figure_provenance(meta, params["title"]),

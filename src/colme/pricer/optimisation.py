@@ -410,7 +410,7 @@ def scipy_reference(
             a0[sel] /= np.sum(g[support][sel] * a0[sel])
         res = minimize(f, np.append(a0, sigma0), jac=True, method="SLSQP", bounds=bounds,
                        constraints=cons, options={"maxiter": 2000, "ftol": 1e-14})
-        point_sigma = sigma if fixed_sigma else float(res.x[m])
+        point_sigma = float(sigma) if fixed_sigma else float(res.x[m])
         A = np.zeros(n * n)
         A[support] = np.maximum(res.x[:m], 0.0)
         A = A.reshape(n, n)
