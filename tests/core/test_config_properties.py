@@ -367,8 +367,8 @@ SNAKEMAKE_EXAMPLES = 1 if os.environ.get("HYPOTHESIS_PROFILE", "ci") == "ci" els
 def test_accepted_configs_plan_with_a_real_snakemake_dry_run(tmp_path_factory, base):
     """A derandomized sample of the configs the properties above accept (one per base in
     CI: five engines, one or two keys set): `snakemake -n` plans them without error, with
-    the jobs the in-process plan expects (a table and a figure per figure, an instance and
-    a chunk job per run range of each simulated figure)."""
+    the jobs the in-process plan expects (a table and a drawing job per figure, an instance
+    and a chunk job per run range of each simulated figure)."""
 
     @given(st.one_of(mutated((base,)), two_keys((base,))))
     @settings(max_examples=SNAKEMAKE_EXAMPLES, derandomize=True,
@@ -391,5 +391,6 @@ def dry_run(tmp_path_factory, engine, key, value, config):
     figures = [resolve_figure(validated, figure) for figure in validated["figures"]]
     chunks = sum(len(run_chunks(f["runs"], f["chunk_runs"])) for f in figures if ENGINES[f["engine"]].simulated)
     jobs = planned_jobs(tmp_path_factory.mktemp("plan"), yaml.safe_dump(config))
-    assert jobs.get("table") == jobs.get("figure") == len(figures), (key, value, jobs)
+    drawings = jobs.get("figure", 0) + jobs.get("figure_with_diagnostics", 0)  # the latter: diagnostics too
+    assert jobs.get("table") == drawings == len(figures), (key, value, jobs)
     assert jobs.get("instances", 0) == jobs.get("simulate", 0) == chunks, (key, value, jobs)
