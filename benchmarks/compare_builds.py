@@ -2,7 +2,8 @@
 the numbers depend on the machine that made them (its CPU, vector ISA, libm, BLAS).
 
 Each build is a folder holding ``tables/*.csv`` and ``claims.csv``: a build's ``results/``
-or a published one (``docs/paper``).  For every table both builds have: byte-identical, or
+or a published one (``docs/paper``); an experiment's build has no claims, and then neither
+may have a ``claims.csv``.  For every table both builds have: byte-identical, or
 the largest relative difference over its floating-point columns (the column named) and
 whether any other column differs; then every claim whose verdict (any error model) or
 measured value differs.  Timing supplements (seconds per step) differ by nature; they are
@@ -72,7 +73,14 @@ def main() -> None:
     for name, found in sorted(differing.items(), key=lambda item: -item[1]["rel"]):
         other = f"; other columns differing: {found['other']}" if found["other"] else ""
         print(f"  {name}: largest relative difference {found['rel']:.2e} ({found['column']}){other}")
-    lines = claim_differences(args.first / "claims.csv", args.second / "claims.csv")
+    claims = [args.first / "claims.csv", args.second / "claims.csv"]
+    if not any(path.exists() for path in claims):
+        print("claims: none in either build (an experiment's)")
+        return
+    missing = [str(path) for path in claims if not path.exists()]
+    if missing:
+        raise SystemExit(f"{missing[0]}: no claims file, where the other build has one")
+    lines = claim_differences(*claims)
     verdicts = sum("(VERDICT)" in line for line in lines)
     print(f"claims differing: {len(lines)} field(s), of which verdicts: {verdicts}")
     for line in lines:

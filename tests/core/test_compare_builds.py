@@ -33,3 +33,17 @@ def test_differences_are_found_and_sized(tmp_path):
     same = subprocess.run([sys.executable, "benchmarks/compare_builds.py", str(first), str(first)], cwd=ROOT,
                           capture_output=True, text=True, check=True).stdout
     assert "byte-identical: 2; differing: 0" in same and "claims differing: 0 field(s)" in same
+
+
+def test_builds_without_claims_compare_their_tables_and_one_missing_claims_file_fails(tmp_path):
+    first = build(tmp_path / "one", 0.25, "y", "inconclusive")
+    second = build(tmp_path / "two", 0.25, "y", "inconclusive")
+    (second / "claims.csv").unlink()
+    lopsided = subprocess.run([sys.executable, "benchmarks/compare_builds.py", str(first), str(second)], cwd=ROOT,
+                              capture_output=True, text=True)
+    assert lopsided.returncode != 0 and f"{second / 'claims.csv'}: no claims file" in lopsided.stderr
+    (first / "claims.csv").unlink()
+    out = subprocess.run([sys.executable, "benchmarks/compare_builds.py", str(first), str(second)], cwd=ROOT,
+                         capture_output=True, text=True, check=True).stdout
+    assert "tables in both: 2; byte-identical: 2; differing: 0" in out
+    assert "claims: none in either build" in out

@@ -28,7 +28,8 @@ DIAGNOSTICS_OUTPUTS = {
 
 
 rule figure:
-    """Paper-style figure with provenance in the PDF metadata and a JSON sidecar."""
+    """Paper-style figure with provenance in the PDF metadata and a JSON sidecar (rule
+    figure_with_diagnostics: its diagnostics figure too, in the same job)."""
     input:
         table=TABLE_OUTPUTS["table"],
         meta=TABLE_OUTPUTS["meta"],
