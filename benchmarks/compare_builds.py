@@ -75,7 +75,7 @@ def main() -> None:
         print(f"  {name}: largest relative difference {found['rel']:.2e} ({found['column']}){other}")
     claims = [args.first / "claims.csv", args.second / "claims.csv"]
     if not any(path.exists() for path in claims):
-        print("claims: none in either build (an experiment's)")
+        print("claims: none in either build (an experiment's, or a build of some tables only)")
         return
     missing = [str(path) for path in claims if not path.exists()]
     if missing:
