@@ -2,8 +2,9 @@
 the numbers depend on the machine that made them (its CPU, vector ISA, libm, BLAS).
 
 Each build is a folder holding ``tables/*.csv`` and ``claims.csv``: a build's ``results/``
-or a published one (``docs/paper``); an experiment's build has no claims, and then neither
-may have a ``claims.csv``.  For every table both builds have: byte-identical, or
+or a published one (``docs/paper``, whose large tables are gzipped: ``X.csv.gz`` is compared
+with ``X.csv``); an experiment's build has no claims, and then neither may have a
+``claims.csv``.  For every table both builds have: byte-identical (its CSV text), or
 the largest relative difference over its floating-point columns (the column named) and
 whether any other column differs; then every claim whose verdict (any error model) or
 measured value differs.  Timing supplements (seconds per step) differ by nature; they are
@@ -15,6 +16,7 @@ listed like the rest.  Usage:
 from __future__ import annotations
 
 import argparse
+import gzip
 from pathlib import Path
 
 import numpy as np
@@ -23,11 +25,23 @@ import pandas as pd
 VERDICTS = ("verdict", "verdict (independent se)", "verdict (Holm)")
 
 
+def tables(build: Path) -> dict[str, Path]:
+    """The CSV tables of ``build`` by name (``X.csv`` for ``tables/X.csv`` or ``tables/X.csv.gz``)."""
+    folder = build / "tables"
+    if not folder.is_dir():
+        raise SystemExit(f"{folder}: no tables folder (a build is a results/ folder or a published one)")
+    return {path.name.removesuffix(".gz"): path for pattern in ("*.csv", "*.csv.gz") for path in folder.glob(pattern)}
+
+
+def csv_text(path: Path) -> bytes:
+    return gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+
+
 def table_difference(first: Path, second: Path) -> dict:
-    """How the table ``second`` differs from ``first``: ``identical`` (byte for byte), else the
-    largest relative difference of a float column (``rel``, ``column``) and the other
-    columns that differ (``other``: a shape or row-order change is reported there)."""
-    if first.read_bytes() == second.read_bytes():
+    """How the table ``second`` differs from ``first``: ``identical`` (its CSV text byte for
+    byte), else the largest relative difference of a float column (``rel``, ``column``) and
+    the other columns that differ (``other``: a shape or row-order change is reported there)."""
+    if csv_text(first) == csv_text(second):
         return {"identical": True}
     a, b = pd.read_csv(first), pd.read_csv(second)
     if a.shape != b.shape or list(a.columns) != list(b.columns):
@@ -59,17 +73,23 @@ def claim_differences(first: Path, second: Path) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("first", type=Path, help="a build folder (tables/, claims.csv)")
+    parser.add_argument("first", type=Path, help="a build folder (tables/, and claims.csv unless it has no claims)")
     parser.add_argument("second", type=Path)
     args = parser.parse_args()
-    names = sorted({p.name for p in (args.first / "tables").glob("*.csv")}
-                   & {p.name for p in (args.second / "tables").glob("*.csv")})
+    first, second = tables(args.first), tables(args.second)
+    names = sorted(first.keys() & second.keys())
+    if not names:
+        raise SystemExit(f"{args.first} and {args.second}: no table in both")
     differing = {}
     for name in names:
-        found = table_difference(args.first / "tables" / name, args.second / "tables" / name)
+        found = table_difference(first[name], second[name])
         if not found["identical"]:
             differing[name] = found
     print(f"tables in both: {len(names)}; byte-identical: {len(names) - len(differing)}; differing: {len(differing)}")
+    for build, own, other in ((args.first, first, second), (args.second, second, first)):
+        alone = sorted(own.keys() - other.keys())
+        if alone:
+            print(f"  only in {build}: {len(alone)} ({', '.join(alone[:6])}{', ...' if len(alone) > 6 else ''})")
     for name, found in sorted(differing.items(), key=lambda item: -item[1]["rel"]):
         other = f"; other columns differing: {found['other']}" if found["other"] else ""
         print(f"  {name}: largest relative difference {found['rel']:.2e} ({found['column']}){other}")
