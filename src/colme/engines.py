@@ -595,10 +595,12 @@ class WorldEngine(SimulatedEngine):
         """Each sample enters one release, its noisy value x + sigma_DP Z (Laplace,
         Private-C-ColME's Lemma 1, calibrated to its class's support at its agent's level);
         every noisy mean after it is post-processing, so the sample keeps its level's eps
-        over the whole horizon (delta 0); a mix's levels each with its share of agents."""
+        over the whole horizon (delta 0); a mix's levels each with its share of agents.  At
+        eps = inf sigma_DP is 0: the sample itself is released."""
         return [
             {"curve": curve.name, "eps": eps, "delta": 0.0, "share": share,
-             "releases": "one noisy value per sample (Laplace); later releases are post-processing"}
+             "releases": "one noisy value per sample (Laplace); later releases are post-processing"
+             if math.isfinite(eps) else "each sample's exact value (no noise at eps = inf)"}
             for curve in spec.curves
             for eps, share in (curve.mix or ((curve.eps, 1.0),))
         ]

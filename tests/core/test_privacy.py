@@ -73,3 +73,19 @@ def test_kernel_sampler_without_branches_is_the_branchy_inversion_bit_for_bit():
     theirs = np.array([branchy(x) for x in u])
     assert np.array_equal(ours.view(np.int64), theirs.view(np.int64))
 
+
+
+def test_a_samples_privacy_in_provenance_is_one_laplace_release_and_at_eps_inf_the_sample_itself():
+    from colme.expansion import expand_config
+    from colme.registry import ENGINES, stage_params
+
+    for engine_name, extra in (("ccolme", {"theta_k": [5, 5], "rules": ["oracle"]}), ("scalable", {"depths": [1]})):
+        figures = expand_config({"seed": 1, "figures": {"f": {
+            "engine": engine_name, "n_agents": 12, "degree": 4, "eps": [1, math.inf], "t_max": 20, "runs": 1,
+            **extra}}}).figures
+        engine = ENGINES[engine_name]
+        releases = {}
+        for row in engine.sample_privacy(engine.spec(stage_params(figures["f"], "table"))):
+            releases.setdefault(row["eps"], set()).add(row["releases"])
+        assert releases[1.0] == {"one noisy value per sample (Laplace); later releases are post-processing"}
+        assert releases[math.inf] == {"each sample's exact value (no noise at eps = inf)"}
