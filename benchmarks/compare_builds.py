@@ -94,12 +94,12 @@ def main() -> None:
         other = f"; other columns differing: {found['other']}" if found["other"] else ""
         print(f"  {name}: largest relative difference {found['rel']:.2e} ({found['column']}){other}")
     claims = [args.first / "claims.csv", args.second / "claims.csv"]
-    if not any(path.exists() for path in claims):
+    present = [path.exists() for path in claims]
+    if not any(present):
         print("claims: none in either build (an experiment's, or a build of some tables only)")
         return
-    missing = [str(path) for path in claims if not path.exists()]
-    if missing:
-        raise SystemExit(f"{missing[0]}: no claims file, where the other build has one")
+    if not all(present):
+        raise SystemExit(f"{claims[present.index(False)]}: no claims file, where the other build has one")
     lines = claim_differences(*claims)
     verdicts = sum("(VERDICT)" in line for line in lines)
     print(f"claims differing: {len(lines)} field(s), of which verdicts: {verdicts}")
