@@ -31,6 +31,21 @@ def test_shipped_config_is_valid_and_gets_defaults():
     assert resolve_figure(paper, "fig1_r20")["runs"] == 4000
 
 
+def test_the_paper_preset_reuses_every_chunk_of_a_default_build():
+    """Chunks are fixed run ranges: a chunk size that does not divide the default run count
+    leaves a short last chunk that the paper preset's longer range does not reuse."""
+    default, paper = validate_config(CONFIG), validate_config({**CONFIG, "preset": "paper"})
+    sizes = {}
+    for name in default["figures"]:
+        small, large = resolve_figure(default, name), resolve_figure(paper, name)
+        if small.get("chunk_runs") is None:
+            continue
+        assert small["chunk_runs"] == large["chunk_runs"], name
+        assert small["runs"] % small["chunk_runs"] == 0 or small["runs"] == large["runs"], name
+        sizes[name] = small["chunk_runs"]
+    assert sizes["fig1_r20"] == 100 and sizes["fig1_r5"] == 200 and sizes["fig1_r5_no_reset"] == 100
+
+
 @pytest.mark.parametrize(
     "edit, fragments",
     [
@@ -125,9 +140,10 @@ def test_figure_defaults_are_fig1_left():
 def test_derived_figure_is_its_base_with_overrides():
     config = validate_config(CONFIG)
     base, derived = config["figures"]["fig1_r5"], config["figures"]["fig1_r5_no_reset"]
-    assert derived["alpha_reset"] == "none" and derived["t_max"] == 10000
-    assert {k: v for k, v in derived.items() if k not in ("alpha_reset", "t_max", "runs", "title")} == {
-        k: v for k, v in base.items() if k not in ("alpha_reset", "t_max", "runs", "title")
+    assert derived["alpha_reset"] == "none" and derived["t_max"] == 10000 and derived["chunk_runs"] == 100
+    overridden = ("alpha_reset", "t_max", "runs", "chunk_runs", "title")
+    assert {k: v for k, v in derived.items() if k not in overridden} == {
+        k: v for k, v in base.items() if k not in overridden
     }
     nested = validate_config(broken(lambda c: c["figures"].update(
         mine={"derived_from": "fig1_r5_no_reset", "grid": {"log": 7}})))
