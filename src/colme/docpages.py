@@ -594,7 +594,15 @@ def stale_pages(root: Path, pages: dict[str, str] | None = None) -> list[str]:
     whose published numbers (``colme.prose`` markers) differ from the published files'
     (README.md, or a name under docs/)."""
     pages = generated_pages(root) if pages is None else pages
-    return _stale_generated(root, pages) + [path.name for path in stale_prose(root, prose_files(root, set(pages)))]
+    return _stale_generated(root, pages) + [_prose_name(root, path)
+                                            for path in stale_prose(root, prose_files(root, set(pages)))]
+
+
+def _prose_name(root: Path, path: Path) -> str:
+    """A hand-written file's name as the two functions report it: README.md for the
+    repository's, else its path under docs/ (docs/experiments/README.md is experiments/README.md)."""
+    docs = Path(root) / "docs"
+    return path.relative_to(docs).as_posix() if path.is_relative_to(docs) else path.name
 
 
 def _stale_generated(root: Path, pages: dict[str, str]) -> list[str]:
@@ -605,7 +613,7 @@ def _stale_generated(root: Path, pages: dict[str, str]) -> list[str]:
 
 def write_pages(root: Path) -> list[str]:
     """Write the stale generated pages under ``<root>/docs``, and refresh the published
-    numbers of the hand-written files (README.md, docs/*.md); their names."""
+    numbers of the hand-written files (``colme.prose.prose_files``); their names."""
     docs = Path(root) / "docs"
     pages = generated_pages(root)
     stale = _stale_generated(root, pages)
@@ -614,7 +622,7 @@ def write_pages(root: Path) -> list[str]:
         (docs / name).write_text(pages[name])
     for path, text in stale_prose(root, prose_files(root, set(pages))).items():
         path.write_text(text)
-        stale.append(path.name)
+        stale.append(_prose_name(root, path))
     return stale
 
 

@@ -1,4 +1,5 @@
-"""Numbers in hand-written prose (README.md, docs/*.md) that cannot go stale: each is a
+"""Numbers in hand-written prose (README.md, docs/*.md, docs/experiments/README.md:
+``prose_files``) that cannot go stale: each is a
 named value read from the published builds' files, written between markers
 
     <!--n:paper.wall_minutes-->79<!--/n-->
@@ -114,8 +115,9 @@ def published_values(root: Path) -> dict[str, str]:
     """Every named value prose may hold, from the published files under ``<root>/docs``:
     each build's ``build.json`` (``build_values``), the claims reproduced only with paired
     errors, the Fig. 1 oracle against Theorem 1 at the horizon, and each
-    experiment's build (``experiments.<name>.wall_seconds``; the whole minutes the longest
-    stays under, ``experiments.max_wall_minutes``)."""
+    experiment's build (``experiments.<name>.wall_seconds`` and ``.cpu``; the whole minutes
+    the longest stays under, ``experiments.max_wall_minutes``; the machines that built them,
+    ``experiments.cpus``)."""
     docs = Path(root) / "docs"
     values: dict[str, str] = {}
     for name in BUILDS:
@@ -129,14 +131,17 @@ def published_values(root: Path) -> dict[str, str]:
             table = docs / name / "tables" / f"{figure}.csv"
             if table.is_file():
                 values |= theorem1_values(f"{name}.{figure}", pd.read_csv(table))
-    walls = []
+    walls, machines = [], set()
     for path in sorted((docs / "experiments").glob("*/build.json")):
-        wall = json.loads(path.read_text())["wall_seconds"]
-        values[f"experiments.{path.parent.name}.wall_seconds"] = f"{wall:.0f}"
-        walls.append(wall)
+        build = json.loads(path.read_text())
+        values[f"experiments.{path.parent.name}.wall_seconds"] = f"{build['wall_seconds']:.0f}"
+        values[f"experiments.{path.parent.name}.cpu"] = _cpu(build)
+        walls.append(build["wall_seconds"])
+        machines.add(_cpu(build))
     if walls:
         values["experiments.count"] = str(len(walls))
         values["experiments.max_wall_minutes"] = str(math.floor(max(walls) / 60) + 1)  # "under N minutes"
+        values["experiments.cpus"] = " and ".join(sorted(machines))
     return values
 
 
@@ -208,8 +213,9 @@ def _published_table(path: Path) -> pd.DataFrame:
     return pd.read_csv(path)
 
 
-#: A query's filter: ``key=value``, ``key!=value``, ``key^=prefix``, ``key>=x``, ``key<=x``.
-_FILTER = re.compile(r"^(?P<key>\w+)(?P<op>\^=|!=|>=|<=|=)(?P<value>.*)$", re.S)
+#: A query's filter: ``key=value``, ``key!=value``, ``key^=prefix``, ``key>=x``, ``key<=x``
+#: (a key may hold dots: ``privacy_mixes.0.shares.0=0.3``).
+_FILTER = re.compile(r"^(?P<key>[\w.]+)(?P<op>\^=|!=|>=|<=|=)(?P<value>.*)$", re.S)
 
 
 def _matching_rows(table: pd.DataFrame, filters: list[tuple[str, str, str]], spec: str) -> pd.Series:
@@ -242,15 +248,17 @@ def with_error(value: float, error: float) -> str:
     return f"{round(value, -place) + 0.0:.{decimals}f} +- {round(error, -place):.{decimals}f}"
 
 
-#: A query's reading: ``[min:|max:|argmin:|argmax:|above:][k*]column`` (argmin, argmax:
-#: the t where the minimum or maximum is; above: the share of rows whose value less its
-#: errors exceeds 1, with a divisor: significantly above it), then ``+-[k*]error`` (the
-#: value with k times its error column) or ``~<regex>`` (the regex's first group in a text
-#: column, whose name may hold spaces: ``measured (independent se)~<regex>``), then
-#: ``/key=value`` (divided by the rows that differ only in that key, t by t).
+#: A query's reading: ``[min:|max:|argmin:|argmax:|above:|mean:|mean@weight:][k*]column``
+#: (argmin, argmax: the t where the minimum or maximum is; above: the share of rows whose
+#: value less its errors exceeds 1, with a divisor: significantly above it; mean@weight: the
+#: mean weighted by the column ``weight``), then ``+-[k*]error`` (the value with k times its
+#: error column) or ``~<regex>`` (the regex's first group in a text column, whose name may
+#: hold spaces: ``measured (independent se)~<regex>``), then ``/key=value[/key=value...]``
+#: (divided by the rows that differ from the selected ones only in those keys, t by t).
 _READING = re.compile(
-    r"(?:(?P<aggregate>min|max|argmin|argmax|above):)?(?:(?P<factor>[\d.]+)\*)?(?P<column>[^~]+?(?=~)|\w+)"
-    r"(?:\+-(?:(?P<k>[\d.]+)\*)?(?P<error>\w+)|~(?P<pattern>.+))?(?:/(?P<key>\w+)=(?P<wanted>.+))?$", re.S)
+    r"(?:(?P<aggregate>min|max|argmin|argmax|above|mean)(?:@(?P<weight>\w+))?:)?(?:(?P<factor>[\d.]+)\*)?"
+    r"(?P<column>[^~]+?(?=~)|\w+)"
+    r"(?:\+-(?:(?P<k>[\d.]+)\*)?(?P<error>\w+)|~(?P<pattern>.+))?(?:/(?P<divisor>[\w.]+=.+))?$", re.S)
 
 
 def _by_t(table: pd.DataFrame, rows: pd.Series) -> pd.DataFrame:
@@ -264,11 +272,12 @@ def query(docs: Path, spec: str) -> str:
     [<format>]``: ``<file>`` under ``docs`` (a build's table or claims file); filters
     ``key=value``, ``key!=value``, ``key^=prefix``, ``key>=x``, ``key<=x`` that select one
     row, or several for an aggregate (``min:``, ``max:``, ``argmin:``, ``argmax:``,
-    ``above:``); the
+    ``above:``, ``mean:``, ``mean@<weight column>:``); the
     reading (``_READING``): a column (``mse``, ``100*value``), ``mse+-2*se`` for the value
     with twice its error (``with_error``), ``measured~<regex>`` for the regex's first group,
     ``count`` for the number of rows selected, and a ``/key=value`` that divides by the rows
-    differing only in that key, t by t (an MSE over Local's); and a %-format (``%.3g``
+    differing only in that key, t by t (an MSE over Local's; several keys:
+    ``/curve=Local/group=all``); and a %-format (``%.3g``
     unless given, literal text allowed, ``%.2fx``, ``%.1f%%``; ``%rate`` for a rate as prose
     writes it, 6.5e6; strings as they are)."""
     path, *tokens = shlex.split(spec)
@@ -283,11 +292,16 @@ def query(docs: Path, spec: str) -> str:
     if readings[0] == "count":
         return str(int(rows.sum()))
     parts = _READING.match(readings[0])
-    names = [parts["column"], parts["error"], parts["key"]] if parts else [readings[0]]
+    divisor = [tuple(pair.split("=", 1)) for pair in re.split(r"/(?=[\w.]+=)", parts["divisor"])] \
+        if parts and parts["divisor"] else []
+    names = [parts["column"], parts["error"], parts["weight"]] + [key for key, _ in divisor] \
+        if parts else [readings[0]]
     missing = [name for name in names if name and name not in table.columns]
     if not parts or missing:
         raise KeyError(f"query {spec!r}: no column {(missing or [readings[0]])[0]!r} "
                        f"(columns: {', '.join(table.columns)})")
+    if parts["weight"] and parts["aggregate"] != "mean":
+        raise KeyError(f"query {spec!r}: only mean@<column>: is weighted")
     if parts["aggregate"] == "above" and not parts["error"]:
         raise KeyError(f"query {spec!r}: above: reads a value with its error (above:mse+-2*se/curve=Local)")
     if parts["aggregate"] not in (None, "above") and parts["error"]:
@@ -310,8 +324,9 @@ def query(docs: Path, spec: str) -> str:
     if isinstance(values.iloc[0], str):
         return values.iloc[0]
     scale = 1.0
-    if parts["key"]:
-        others = [f for f in filters if f[0] != parts["key"]] + [(parts["key"], "=", parts["wanted"])]
+    if divisor:
+        keys = {key for key, _ in divisor}
+        others = [f for f in filters if f[0] not in keys] + [(key, "=", wanted) for key, wanted in divisor]
         scale = _by_t(table, _matching_rows(table, others, spec))[parts["column"]]
         if "t" not in table.columns and len(scale) != 1:
             raise KeyError(f"query {spec!r}: {path} has no t column: divide by one row only ({len(scale)} match)")
@@ -328,7 +343,11 @@ def query(docs: Path, spec: str) -> str:
             return fmt % float(((values - errors) > 1.0).mean())
         return with_error(values.iloc[0], errors.iloc[0])
     aggregate = {"min": "min", "max": "max", "argmin": "idxmin", "argmax": "idxmax"}.get(parts["aggregate"])
-    value = getattr(values, aggregate)() if aggregate else values.iloc[0]
+    if parts["aggregate"] == "mean":
+        weights = picked[parts["weight"]] if parts["weight"] else pd.Series(1.0, index=picked.index)
+        value = float((values.to_numpy(float) * weights.to_numpy(float)).sum() / weights.sum())
+    else:
+        value = getattr(values, aggregate)() if aggregate else values.iloc[0]
     return _rate(value) if fmt == "%rate" else fmt % value
 
 
@@ -382,10 +401,15 @@ def record_problems(text: str, root: Path) -> list[str]:
 
 
 def prose_files(root: Path, generated: set[str]) -> list[Path]:
-    """The hand-written Markdown files: README.md and docs/*.md but the generated pages."""
+    """The hand-written Markdown files whose numbers are checked (``unmarked_numbers``,
+    ``record_problems``) and refreshed (``stale_prose``): README.md, docs/*.md but the
+    generated pages (``generated``: their paths under docs/), and the published
+    experiments' overview, docs/experiments/README.md, where it exists."""
     root = Path(root)
-    return [root / "README.md"] + [path for path in sorted((root / "docs").glob("*.md"))
-                                   if path.name not in generated]
+    docs = root / "docs"
+    overview = docs / "experiments" / "README.md"
+    return [root / "README.md"] + [path for path in sorted(docs.glob("*.md")) if path.name not in generated] \
+        + ([overview] if overview.is_file() and "experiments/README.md" not in generated else [])
 
 
 def stale_prose(root: Path, files: list[Path], values: dict[str, str] | None = None) -> dict[Path, str]:

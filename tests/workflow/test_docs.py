@@ -87,6 +87,17 @@ def test_generated_pages_are_committed_and_current():
     assert docpages.stale_pages(ROOT) == [], "run `python -m colme.docpages` (or `make docs`)"
 
 
+def test_a_stale_hand_written_file_is_named_by_its_path_under_docs(tmp_path):
+    """Two hand-written files are called README.md: the report tells them apart."""
+    from colme.prose import prose_files
+
+    (tmp_path / "docs" / "experiments").mkdir(parents=True)
+    for path in ("README.md", "docs/results.md", "docs/experiments/README.md"):
+        (tmp_path / path).write_text("x\n")
+    names = [docpages._prose_name(tmp_path, path) for path in prose_files(tmp_path, set())]
+    assert names == ["README.md", "results.md", "experiments/README.md"]
+
+
 #: A Markdown link or image: [text](target) or ![alt](target), the target without a title.
 MARKDOWN_LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 

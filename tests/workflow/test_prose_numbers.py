@@ -26,6 +26,15 @@ def hand_written() -> list[Path]:
     return prose_files(ROOT, set(docpages.TOP_PAGES))
 
 
+def relative(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def test_the_experiments_overview_is_hand_written_prose():
+    assert ROOT / "docs" / "experiments" / "README.md" in hand_written()
+    assert ROOT / "docs" / "experiments" / "README.md" not in prose_files(ROOT, {"experiments/README.md"})
+
+
 def test_the_top_pages_are_the_generated_ones():
     assert {name for name in docpages.generated_pages(ROOT) if "/" not in name} == set(docpages.TOP_PAGES)
 
@@ -35,7 +44,7 @@ def test_every_marker_holds_its_published_value():
     assert not stale, f"run `python -m colme.docpages`: {sorted(str(p) for p in stale)}"
 
 
-@pytest.mark.parametrize("path", hand_written(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", hand_written(), ids=relative)
 def test_no_build_number_is_typed_by_hand(path):
     """A time, a job or claim count, verdict counts, a measured rate, an estimate with its
     error, a z or a CPU name in prose comes from a marker or a query, stands in a record of
@@ -45,7 +54,7 @@ def test_no_build_number_is_typed_by_hand(path):
     assert not found, f"{path.name}: typed build numbers (line, text): {found[:10]}"
 
 
-@pytest.mark.parametrize("path", hand_written(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", hand_written(), ids=relative)
 def test_every_record_names_its_script_and_cpu(path):
     assert not record_problems(path.read_text(), ROOT)
 
@@ -98,6 +107,19 @@ def test_queries_read_one_published_cell(tmp_path):
         with pytest.raises(KeyError, match=message):
             query(tmp_path, spec)
     assert query(tmp_path, "b/nt.csv figure=m3 mse/figure=m4 %.2f") == "0.50"
+    # groups: a divisor that differs in several keys, a mean weighted by a column, a dotted key
+    groups = {"curve": ["mix", "mix", "mix", "Local"], "group": ["a", "b", "c", "all"], "t": [5, 5, 5, 5],
+              "share": [0.5, 0.3, 0.2, 1.0], "shares.0": [0.1, 0.1, 0.1, 0.1], "mse": [2.0, 4.0, 8.0, 4.0],
+              "se": [0.1, 0.2, 0.4, 0.0]}
+    pd.DataFrame(groups).to_csv(tmp_path / "b" / "g.csv", index=False)
+    assert query(tmp_path, "b/g.csv curve=mix group=b mse+-2*se/curve=Local/group=all") == "1.00 +- 0.10"
+    assert query(tmp_path, "b/g.csv curve=mix group!=a mean:mse/curve=Local/group=all %.2f") == "1.50"
+    assert query(tmp_path, "b/g.csv curve=mix mean@share:mse/curve=Local/group=all %.2f") == "0.95"
+    assert query(tmp_path, "b/g.csv curve=mix group=c shares.0=0.1 mse %.1f") == "8.0"
+    with pytest.raises(KeyError, match="only mean@"):
+        query(tmp_path, "b/g.csv curve=mix max@share:mse")
+    with pytest.raises(KeyError, match="no single row to divide by"):
+        query(tmp_path, "b/g.csv curve=mix group=b mse/curve=Local")  # Local has no group b
     assert query(tmp_path, r'b/c.csv id=a.x "measured~ratio ([\d.]+ ± [\d.]+) at"') == "1.078 ± 0.054"
     assert query(tmp_path, r'b/c.csv id=a.x "measured (independent se)~± ([\d.]+) at"') == "0.169"
     with pytest.raises(KeyError, match="2 rows match"):
@@ -148,6 +170,14 @@ def test_markers_are_rewritten_from_the_files(tmp_path):
                                      "<!--n:default.cpu-->2-core Intel Xeon (AVX-512)<!--/n-->")
     with pytest.raises(KeyError, match=r"no published value 'default\.jobs'"):
         refresh("<!--n:default.jobs-->271<!--/n-->", values, "README.md")
+    for name, wall, cpu in (("a", 61.2, "AMD EPYC"), ("b", 119.6, "AMD EPYC"), ("c", 80.0, "Intel(R) Xeon(R)")):
+        (docs / "experiments" / name).mkdir(parents=True)
+        (docs / "experiments" / name / "build.json").write_text(json.dumps(
+            {"wall_seconds": wall, "cores": 2, "machine": {"cpu": cpu, "vector_isa": "AVX2"}}))
+    values = published_values(tmp_path)
+    assert values["experiments.b.wall_seconds"] == "120" and values["experiments.count"] == "3"
+    assert values["experiments.max_wall_minutes"] == "2" and values["experiments.c.cpu"] == "2-core Intel Xeon (AVX2)"
+    assert values["experiments.cpus"] == "2-core AMD EPYC (AVX2) and 2-core Intel Xeon (AVX2)"
 
 
 def test_typed_build_numbers_are_found():
