@@ -34,16 +34,22 @@ def test_shipped_config_is_valid_and_gets_defaults():
 def test_the_paper_preset_reuses_every_chunk_of_a_default_build():
     """Chunks are fixed run ranges: a chunk size that does not divide the default run count
     leaves a short last chunk that the paper preset's longer range does not reuse."""
+    from colme.expansion import expand_config
+
     default, paper = validate_config(CONFIG), validate_config({**CONFIG, "preset": "paper"})
+    figures = {name: (resolve_figure(default, name), resolve_figure(paper, name)) for name in default["figures"]}
+    # a sweep's points are figures of their own (their chunks too), with the base's chunk size unless set
+    points = expand_config(default).sweep_figures, expand_config(paper).sweep_figures
+    figures |= {name: (settings, points[1][name]) for name, settings in points[0].items()}
     sizes = {}
-    for name in default["figures"]:
-        small, large = resolve_figure(default, name), resolve_figure(paper, name)
+    for name, (small, large) in figures.items():
         if small.get("chunk_runs") is None:
             continue
         assert small["chunk_runs"] == large["chunk_runs"], name
         assert small["runs"] % small["chunk_runs"] == 0 or small["runs"] == large["runs"], name
         sizes[name] = small["chunk_runs"]
     assert sizes["fig1_r20"] == 100 and sizes["fig1_r5"] == 200 and sizes["fig1_r5_no_reset"] == 100
+    assert sizes["privacy_utility_r5__eps_lanes"] == 100 and len(sizes) > len(default["figures"]) // 2
 
 
 @pytest.mark.parametrize(
