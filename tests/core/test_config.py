@@ -48,8 +48,8 @@ def test_the_paper_preset_reuses_every_chunk_of_a_default_build():
         assert small["chunk_runs"] == large["chunk_runs"], name
         assert small["runs"] % small["chunk_runs"] == 0 or small["runs"] == large["runs"], name
         sizes[name] = small["chunk_runs"]
-    assert sizes["fig1_r20"] == 100 and sizes["fig1_r5"] == 200 and sizes["fig1_r5_no_reset"] == 100
-    assert sizes["privacy_utility_r5__eps_lanes"] == 100 and len(sizes) > len(default["figures"]) // 2
+    assert sizes["fig1_r20"] == 100 and sizes["privacy_utility_r5__eps_lanes"] == sizes["fig1_r5"] == 100
+    assert len(sizes) > len(default["figures"]) // 2
 
 
 @pytest.mark.parametrize(
@@ -146,8 +146,8 @@ def test_figure_defaults_are_fig1_left():
 def test_derived_figure_is_its_base_with_overrides():
     config = validate_config(CONFIG)
     base, derived = config["figures"]["fig1_r5"], config["figures"]["fig1_r5_no_reset"]
-    assert derived["alpha_reset"] == "none" and derived["t_max"] == 10000 and derived["chunk_runs"] == 100
-    overridden = ("alpha_reset", "t_max", "runs", "chunk_runs", "title")
+    assert derived["alpha_reset"] == "none" and derived["t_max"] == 10000
+    overridden = ("alpha_reset", "t_max", "runs", "title")
     assert {k: v for k, v in derived.items() if k not in overridden} == {
         k: v for k, v in base.items() if k not in overridden
     }
