@@ -115,7 +115,7 @@ def published_values(root: Path) -> dict[str, str]:
     """Every named value prose may hold, from the published files under ``<root>/docs``:
     each build's ``build.json`` (``build_values``), the claims reproduced only with paired
     errors, the Fig. 1 oracle against Theorem 1 at the horizon, and each
-    experiment's build (``experiments.<name>.wall_seconds`` and ``.cpu``; the whole minutes
+    experiment's build (``build_values`` under ``experiments.<name>``; the whole minutes
     the longest stays under, ``experiments.max_wall_minutes``; the machines that built them,
     ``experiments.cpus``)."""
     docs = Path(root) / "docs"
@@ -134,8 +134,7 @@ def published_values(root: Path) -> dict[str, str]:
     walls, machines = [], set()
     for path in sorted((docs / "experiments").glob("*/build.json")):
         build = json.loads(path.read_text())
-        values[f"experiments.{path.parent.name}.wall_seconds"] = f"{build['wall_seconds']:.0f}"
-        values[f"experiments.{path.parent.name}.cpu"] = _cpu(build)
+        values |= build_values(f"experiments.{path.parent.name}", build)
         walls.append(build["wall_seconds"])
         machines.add(_cpu(build))
     if walls:

@@ -173,9 +173,11 @@ def test_markers_are_rewritten_from_the_files(tmp_path):
     for name, wall, cpu in (("a", 61.2, "AMD EPYC"), ("b", 119.6, "AMD EPYC"), ("c", 80.0, "Intel(R) Xeon(R)")):
         (docs / "experiments" / name).mkdir(parents=True)
         (docs / "experiments" / name / "build.json").write_text(json.dumps(
-            {"wall_seconds": wall, "cores": 2, "machine": {"cpu": cpu, "vector_isa": "AVX2"}}))
+            {"wall_seconds": wall, "compute_seconds": 2 * wall, "cores": 2,
+             "machine": {"cpu": cpu, "vector_isa": "AVX2"}}))
     values = published_values(tmp_path)
     assert values["experiments.b.wall_seconds"] == "120" and values["experiments.count"] == "3"
+    assert values["experiments.b.compute_seconds"] == "239"
     assert values["experiments.max_wall_minutes"] == "2" and values["experiments.c.cpu"] == "2-core Intel Xeon (AVX2)"
     assert values["experiments.cpus"] == "2-core AMD EPYC (AVX2) and 2-core Intel Xeon (AVX2)"
 

@@ -29,7 +29,7 @@ import yaml
 from colme.aggregation import run_chunks
 from colme.ccolme.decision_rules import BUILTIN as BUILTIN_RULES
 from colme.config import _branch, load_schema, resolve_figure, update_config
-from colme.expansion import validate_config
+from colme.expansion import expand_config, validate_config
 from colme.provenance import canonical_json
 from colme.registry import ENGINES, figure_caption, stage_params
 
@@ -470,6 +470,21 @@ def test_paper_counts_are_no_params_of_default_jobs(extra):
     assert nested, "the config holds no count per preset inside a derived figure"
     before = BASE if extra is None else job_params(config)
     assert job_params(edited) == before
+
+
+@pytest.mark.parametrize("sweep", ["phase_eps_degree", "mse_vs_m_private_colme"])
+def test_rechunking_a_sweeps_points_reruns_no_table(sweep):
+    """A sweep's ``set: {chunk_runs}`` chunks its points' runs differently and changes no
+    table or figure params; its ``set: {runs}`` does change them."""
+    config = copy.deepcopy(SHIPPED)
+    assert "chunk_runs" in config["figures"][sweep]["set"]
+    config["figures"][sweep]["set"]["chunk_runs"] = 1
+    rechunked = job_params(config)
+    assert all(rechunked[key] == BASE[key] for key in BASE if key[1] in ("table", "figure"))
+    points = expand_config(config).sweep_figures
+    assert {settings["chunk_runs"] for name, settings in points.items() if name.startswith(f"{sweep}__")} == {1}
+    config["figures"][sweep]["set"]["runs"] = 3
+    assert job_params(config)[sweep, "table", None] != BASE[sweep, "table", None]
 
 
 def test_more_runs_only_add_chunks_and_change_no_chunk_params():

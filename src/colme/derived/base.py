@@ -17,3 +17,17 @@ class DerivedEngine(Engine):
 
     def __init__(self, engines: Mapping[str, Engine]) -> None:
         self.engines = engines
+
+    def numeric_params(self, settings: dict) -> dict:
+        """The settings that determine this figure's numbers, less every ``chunk_runs`` its
+        figures are given (a sweep's or a world's ``set``): how runs are chunked never
+        changes a table, so changing it reruns none."""
+        return _without_chunking(super().numeric_params(settings))
+
+
+def _without_chunking(value):
+    if isinstance(value, Mapping):
+        return {key: _without_chunking(item) for key, item in value.items() if key != "chunk_runs"}
+    if isinstance(value, list):
+        return [_without_chunking(item) for item in value]
+    return value
