@@ -487,6 +487,20 @@ def test_rechunking_a_sweeps_points_reruns_no_table(sweep):
     assert job_params(config)[sweep, "table", None] != BASE[sweep, "table", None]
 
 
+def test_rechunking_a_scorecard_world_reruns_no_table():
+    """The same for a world's ``set: {chunk_runs}`` (the suite's ``paper_r5``): the card's
+    cells on that world take it, no table or figure params change."""
+    config = copy.deepcopy(update_config(SHIPPED, yaml.safe_load((ROOT / "suites/default.yaml").read_text())))
+    before = job_params(config)
+    world = config["figures"]["scorecard"]["worlds"]["paper_r5"]
+    assert "chunk_runs" in world["set"]
+    world["set"]["chunk_runs"] = 1
+    after = job_params(config)
+    assert all(after[key] == before[key] for key in before if key[1] in ("table", "figure"))
+    cells = expand_config(config).sweep_figures
+    assert {settings["chunk_runs"] for name, settings in cells.items() if "__paper_r5" in name} == {1}
+
+
 def test_more_runs_only_add_chunks_and_change_no_chunk_params():
     """runs 500 -> 4000 (paper preset): every default chunk keeps its params."""
     paper = job_params({**SHIPPED, "preset": "paper"})
