@@ -136,7 +136,7 @@ def published_values(root: Path) -> dict[str, str]:
         build = json.loads(path.read_text())
         values |= build_values(f"experiments.{path.parent.name}", build)
         walls.append(build["wall_seconds"])
-        machines.add(_cpu(build))
+        machines.add(values[f"experiments.{path.parent.name}.cpu"])
     if walls:
         values["experiments.count"] = str(len(walls))
         values["experiments.max_wall_minutes"] = str(math.floor(max(walls) / 60) + 1)  # "under N minutes"
