@@ -32,6 +32,17 @@ of the per-round ratios (paired with the same round's today), which show the noi
   rows of the agent 2, 8 or 16 places on instead of ``template.PREFETCH_AHEAD``;
   ``large-noprefetch``: without its software prefetch (how far ahead pays depends on the
   CPU's memory latency and on how many misses it keeps in flight);
+* ``large-float``: the large layout with the accepted-edge state in the lanes' float
+  (4x its memory) instead of uint8: no uint8 <-> float conversion per edge and lane;
+  ``large-select``: uint8 kept, written as ``now > 0`` and read as ``one if accepted else
+  zero`` (selects instead of conversions);
+  ``large-t1``, ``large-t2``, ``large-nta``: the large layout's software prefetch with
+  locality 2, 1 or 0 (x86 ``prefetcht1``, ``prefetcht2``, ``prefetchnta``) instead of 3
+  (``prefetcht0``): how a prefetch occupies the L1's fill buffers differs by hint and CPU;
+  ``large-index32``: the large layout with ``index32``'s uint32 row indices;
+  ``large-oneloop``: the large layout with one loop over an agent's edges doing both its
+  consensus and its decision (each under its flag, in the same order per edge, the edge's
+  row index, offset and verdict of step t read once) instead of a loop for each;
 * ``a+b``: both changes.
 
 The edge order needs no variant: each agent's neighbours are already sorted (CSR rows,
@@ -66,6 +77,7 @@ from bench_scale import ISAS, pad_lanes, panel
 
 import colme.ccolme.kernel as consensus
 import colme.ccolme.template as kernel_template
+from colme._jit import prefetch_intrinsic
 from colme.ccolme import codegen
 from colme.graphs import random_regular_edges
 from colme.populations import Population
@@ -286,6 +298,13 @@ VARIANTS = {
     "large-ahead8": ("large", "ahead8"),
     "large-ahead16": ("large", "ahead16"),
     "large-noprefetch": ("large", "noprefetch"),
+    "large-float": ("large", "float"),
+    "large-select": ("large", "select"),
+    "large-index32": ("large", "index32"),
+    "large-oneloop": ("large", "oneloop"),
+    "large-t1": ("large", "locality2"),
+    "large-t2": ("large", "locality1"),
+    "large-nta": ("large", "locality0"),
 }
 
 
@@ -307,13 +326,80 @@ PREFETCH_BLOCK = """        ahead = a + PREFETCH_AHEAD
 """
 
 
+#: ``fused_pass``'s work per agent: a head, a loop over its edges and a tail for the
+#: consensus, under its flag, then the same for the decision.
+TWO_LOOPS = re.compile(
+    r"^        if consensus_now:\n(?P<consensus_head>(?:            (?!for ).*\n)*)"
+    r"            for k in range\(indptr\[a\], indptr\[a \+ 1\]\):\n(?:                .*\n)+"
+    r"(?P<consensus_tail>(?:            .*\n)+?)"
+    r"        if decide_next:\n(?P<decision_head>(?:            (?!for ).*\n)*)"
+    r"            for k in range\(indptr\[a\], indptr\[a \+ 1\]\):\n(?:                .*\n)+"
+    r"(?P<decision_tail>(?:            .*\n)+)", re.MULTILINE)
+
+#: ``large-oneloop``'s loop over an agent's edges: the consensus's and the decision's work
+#: per edge, each under its flag, the row index, offset and verdict of step t read once.
+ONE_LOOP = """        for k in range(indptr[a], indptr[a + 1]):
+            nb = neighbour_row[k]
+            rb = FIELDS * nb + here
+            rk = np.uint64(k) * LANES
+            d = offset[k]
+            before@ = as_state(accepted[rk + U@], one)
+            if consensus_now:
+                w@ = before@ * min(own@, rows[rb + CAP + U@])
+                pull@ += w@ * (rows[rb + ERROR + U@] - d - error@)
+            if decide_next:
+                lower = k < upper[a]
+                pair@ = profile_row[nb + U@] + col@ if lower else row@ + profile_col[nb + U@]  #:mixed
+                limit@ = pair_threshold[pair@ + U@]  #:mixed
+                now@ = max(one if abs(noisy@ - rows[rb + NOISY + U@] + d) < limit@ else zero, same[k] * oracle@)
+                accepted[rk + U@] = np.uint8(now@)
+                size@ += now@
+                flip@ += abs(now@ - before@)
+"""
+
+
+def one_loop(steps: str) -> str:
+    """``fused_pass`` with ``ONE_LOOP`` between the heads and the tails of its two loops."""
+    parts = TWO_LOOPS.search(steps)
+    assert parts, "expected a consensus loop and then a decision loop"
+    found = parts.groupdict()
+    merged = (f"        if consensus_now:\n{found['consensus_head']}        if decide_next:\n{found['decision_head']}"
+              f"{ONE_LOOP}        if consensus_now:\n{found['consensus_tail']}"
+              f"        if decide_next:\n{found['decision_tail']}")
+    return steps[:parts.start()] + merged + steps[parts.end():]
+
+
 def large_template(changes: tuple[str, ...]) -> tuple[str, int]:
     """The large layout's steps and prefetch distance for a ``large`` variant."""
     ahead = next((int(change[len("ahead"):]) for change in changes if change.startswith("ahead")), PREFETCH_AHEAD)
     steps = LARGE_STEPS
     if "noprefetch" in changes:
         steps = _once(steps, PREFETCH_BLOCK, "")
+    if "oneloop" in changes:
+        steps = one_loop(steps)
+    if "float" in changes:
+        steps = _once(steps, "accepted[rk + U@] = np.uint8(now@)", "accepted[rk + U@] = now@")
+    if "select" in changes:
+        steps = _once(steps, "accepted[rk + U@] = np.uint8(now@)", "accepted[rk + U@] = np.uint8(now@ > zero)")
+        steps = _once(steps, "as_state(accepted[rk + U@], one)", "(one if accepted[rk + U@] else zero)")
+    locality = next((change[-1] for change in changes if change.startswith("locality")), None)
+    if locality is not None:
+        steps = steps.replace("    prefetch(rows,", "    prefetch_hinted(rows,")
+        steps = f"from bench_layouts import PREFETCH_HINTED\nprefetch_hinted = PREFETCH_HINTED[{locality}]\n{steps}"
     return steps, ahead
+
+
+#: The large layout's prefetch with a lower locality hint (``large-t1``, ...), by hint.
+PREFETCH_HINTED = {locality: prefetch_intrinsic(locality) for locality in range(3)}
+
+
+class FloatVerdicts:
+    """The large layout's workspace with the accepted-edge state in the lanes' float."""
+
+    @staticmethod
+    def allocate(n_agents, n_edges, lanes, dtype, n_pairs=1, large=False, n_groups=1):
+        arrays = TODAY_WORKSPACE.allocate(n_agents, n_edges, lanes, dtype, n_pairs, large, n_groups)
+        return arrays._replace(accepted=np.zeros(arrays.accepted.shape, dtype=dtype))
 
 
 def variant(changes: tuple[str, ...]):
@@ -321,7 +407,8 @@ def variant(changes: tuple[str, ...]):
     the kernel's own layout for large graphs, ``kernel_source``; its steps come from
     ``large_template``)."""
     if "large" in changes:
-        return TODAY, TODAY_WORKSPACE, LANES, lambda kernel: kernel
+        wrap = (lambda kernel: WorldRewrite(kernel, index32_rows)) if "index32" in changes else (lambda kernel: kernel)
+        return TODAY, FloatVerdicts if "float" in changes else TODAY_WORKSPACE, LANES, wrap
     template = small_layout(TODAY)
     if "own" in changes:
         template = own_decisions(template)

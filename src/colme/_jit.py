@@ -114,25 +114,36 @@ def uses_noalias(dispatcher) -> bool:
     return True
 
 
-@numba.extending.intrinsic
-def prefetch(typingctx, array, index):
-    """``llvm.prefetch`` (read, keep in all cache levels) of ``array[index]``: no load, no
-    fault, so an index past the array's end is harmless."""
-    # lazy: Numba's code generators, only when the intrinsic is compiled
-    from llvmlite import ir
-    from numba.core import cgutils
+def prefetch_intrinsic(locality: int = 3):
+    """An intrinsic ``prefetch(array, index)``: ``llvm.prefetch`` (read) of ``array[index]``
+    with the cache ``locality`` hint (3, keep in all levels: x86 ``prefetcht0``; 2, 1, 0:
+    ``prefetcht1``, ``prefetcht2``, ``prefetchnta``); no load, no fault, so an index past
+    the array's end is harmless."""
 
-    def codegen(context, builder, signature, args):
-        data = context.make_array(signature.args[0])(context, builder, args[0]).data
-        pointer = builder.bitcast(builder.gep(data, [args[1]]), cgutils.voidptr_t)
-        i32 = ir.IntType(32)
-        # declare_intrinsic names it for this LLVM (llvm.prefetch.p0, or .p0i8 before opaque pointers)
-        function = builder.module.declare_intrinsic(
-            "llvm.prefetch", [cgutils.voidptr_t], ir.FunctionType(ir.VoidType(), [cgutils.voidptr_t, i32, i32, i32]))
-        builder.call(function, [pointer, i32(0), i32(3), i32(1)])
-        return context.get_dummy_value()
+    @numba.extending.intrinsic
+    def prefetch(typingctx, array, index):
+        # lazy: Numba's code generators, only when the intrinsic is compiled
+        from llvmlite import ir
+        from numba.core import cgutils
 
-    return numba.types.void(array, index), codegen
+        def codegen(context, builder, signature, args):
+            data = context.make_array(signature.args[0])(context, builder, args[0]).data
+            pointer = builder.bitcast(builder.gep(data, [args[1]]), cgutils.voidptr_t)
+            i32 = ir.IntType(32)
+            # declare_intrinsic names it for this LLVM (llvm.prefetch.p0, or .p0i8 before opaque pointers)
+            function = builder.module.declare_intrinsic(
+                "llvm.prefetch", [cgutils.voidptr_t],
+                ir.FunctionType(ir.VoidType(), [cgutils.voidptr_t, i32, i32, i32]))
+            builder.call(function, [pointer, i32(0), i32(locality), i32(1)])
+            return context.get_dummy_value()
+
+        return numba.types.void(array, index), codegen
+
+    return prefetch
+
+
+#: The kernels' prefetch: keep the line in all cache levels.
+prefetch = prefetch_intrinsic(3)
 
 
 def as_state(value, one):

@@ -21,8 +21,9 @@ def bench(script, *arguments):
 def test_layout_variants_are_bit_identical_to_todays_kernel():
     """Each layout variant gives today's MSEs bit for bit (the script asserts it) and is timed:
     one variant per way of calling the kernel (its own workspace, directed edge rows, narrower
-    graph indices) and the large layout's steps rewritten (no prefetch)."""
-    variants = ("interleaved", "own", "index32", "large-noprefetch")
+    graph indices) and the large layout's steps rewritten (no prefetch; another prefetch hint; one loop),
+    with float verdicts in their own workspace."""
+    variants = ("interleaved", "own", "index32", "large-noprefetch", "large-t2", "large-float", "large-oneloop")
     out = bench("bench_layouts.py", "--agents", "2000", "--steps", "2", "--check-steps", "3",
                 "--repeat", "1", "--variants", *variants)
     assert f"bit-identical to today over 3 steps: today, {', '.join(variants)}" in out
