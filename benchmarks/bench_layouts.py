@@ -256,7 +256,7 @@ def workspace_class(layout: str, accepted_dtype, counts_dtype=None, directed=Fal
                                             zeros(2 * n_agents * lanes), zeros(n_agents * lanes), zeros(lanes),
                                             zeros(n_pairs * lanes), np.zeros(n_agents), np.zeros(n_agents),
                                             np.zeros(n_groups * lanes), zeros(0), zeros(lanes))
-            arrays = TODAY_WORKSPACE.allocate(n_agents, n_edges, lanes, dtype, n_pairs, n_groups=n_groups)._asdict()
+            arrays = TODAY_WORKSPACE.allocate(n_agents, n_edges, lanes, dtype, n_pairs, large, n_groups)._asdict()
             counts = {name: np.zeros(n_agents * lanes, dtype=counts_dtype) for name in ("set_size", "flips")}
             return TODAY_WORKSPACE(**{**arrays, "accepted": accepted, **(counts if counts_dtype else {})})
 
@@ -393,22 +393,15 @@ def large_template(changes: tuple[str, ...]) -> tuple[str, int]:
 PREFETCH_HINTED = {locality: prefetch_intrinsic(locality) for locality in range(3)}
 
 
-class FloatVerdicts:
-    """The large layout's workspace with the accepted-edge state in the lanes' float."""
-
-    @staticmethod
-    def allocate(n_agents, n_edges, lanes, dtype, n_pairs=1, large=False, n_groups=1):
-        arrays = TODAY_WORKSPACE.allocate(n_agents, n_edges, lanes, dtype, n_pairs, large, n_groups)
-        return arrays._replace(accepted=np.zeros(arrays.accepted.shape, dtype=dtype))
-
-
 def variant(changes: tuple[str, ...]):
     """(template, workspace class, lanes, kernel wrapper) of a set of changes (``large``:
     the kernel's own layout for large graphs, ``kernel_source``; its steps come from
     ``large_template``)."""
-    if "large" in changes:
-        wrap = (lambda kernel: WorldRewrite(kernel, index32_rows)) if "index32" in changes else (lambda kernel: kernel)
-        return TODAY, FloatVerdicts if "float" in changes else TODAY_WORKSPACE, LANES, wrap
+    rewrite = index32_rows if "index32" in changes else directed_rows if "own" in changes else None
+    wrap = (lambda kernel: WorldRewrite(kernel, rewrite)) if rewrite else (lambda kernel: kernel)
+    if "large" in changes:  # float verdicts: per directed edge, in the lanes' float
+        workspace = workspace_class("today", None, directed=True) if "float" in changes else TODAY_WORKSPACE
+        return TODAY, workspace, LANES, wrap
     template = small_layout(TODAY)
     if "own" in changes:
         template = own_decisions(template)
@@ -427,8 +420,6 @@ def variant(changes: tuple[str, ...]):
                                 np.uint8 if "counts8" in changes else None, "own" in changes)
     if changes == ():
         workspace = TODAY_WORKSPACE
-    rewrite = index32_rows if "index32" in changes else directed_rows if "own" in changes else None
-    wrap = (lambda kernel: WorldRewrite(kernel, rewrite)) if rewrite else (lambda kernel: kernel)
     return template, workspace, 16 if "padded16" in changes else LANES, wrap
 
 
