@@ -43,6 +43,14 @@ of the per-round ratios (paired with the same round's today), which show the noi
   ``large-oneloop``: the large layout with one loop over an agent's edges doing both its
   consensus and its decision (each under its flag, in the same order per edge, the edge's
   row index, offset and verdict of step t read once) instead of a loop for each;
+  ``large-max`` (and ``max``, the small layout's): the verdict as the maximum of two
+  selects, ``max(one if test else zero, same * oracle)``, instead of one select between 1
+  and the oracle lanes' classmate test (the kernels' until 2026-12-07);
+  ``large-multiply``: the uint8 verdicts read as ``one * accepted`` (a conversion and a
+  multiplication by the runtime 1.0) instead of ``as_state``'s conversion alone;
+  ``large-max+multiply``: both, the large kernel until 2026-12-07;
+  ``large-select-weight``: the consensus's weight as ``min(q_a, q_b) if accepted else 0``
+  instead of ``accepted * min(q_a, q_b)``;
 * ``a+b``: both changes.
 
 The edge order needs no variant: each agent's neighbours are already sorted (CSR rows,
@@ -287,6 +295,7 @@ VARIANTS = {
     "uint8+index32": ("uint8", "index32"),
     "uint8+prefetch": ("uint8", "prefetch"),
     "counts8": ("counts8",),
+    "max": ("max",),
     "uint8sel": ("uint8sel",),
     "interleaved+uint8+index32": ("interleaved", "uint8", "index32"),
     "uint8+counts8+index32": ("uint8", "counts8", "index32"),
@@ -302,6 +311,10 @@ VARIANTS = {
     "large-select": ("large", "select"),
     "large-index32": ("large", "index32"),
     "large-oneloop": ("large", "oneloop"),
+    "large-max": ("large", "max"),
+    "large-multiply": ("large", "multiply"),
+    "large-max+multiply": ("large", "max", "multiply"),
+    "large-select-weight": ("large", "weight"),
     "large-t1": ("large", "locality2"),
     "large-t2": ("large", "locality1"),
     "large-nta": ("large", "locality0"),
@@ -351,7 +364,8 @@ ONE_LOOP = """        for k in range(indptr[a], indptr[a + 1]):
                 lower = k < upper[a]
                 pair@ = profile_row[nb + U@] + col@ if lower else row@ + profile_col[nb + U@]  #:mixed
                 limit@ = pair_threshold[pair@ + U@]  #:mixed
-                now@ = max(one if abs(noisy@ - rows[rb + NOISY + U@] + d) < limit@ else zero, same[k] * oracle@)
+                classmate@ = same[k] * oracle@
+                now@ = one if abs(noisy@ - rows[rb + NOISY + U@] + d) < limit@ else classmate@
                 accepted[rk + U@] = np.uint8(now@)
                 size@ += now@
                 flip@ += abs(now@ - before@)
@@ -369,6 +383,18 @@ def one_loop(steps: str) -> str:
     return steps[:parts.start()] + merged + steps[parts.end():]
 
 
+#: The decision's verdict as a select between 1 and the oracle lanes' classmate test
+#: (today's) and as the maximum of two selects (``max``, ``large-max``: until 2026-12-07).
+CLASSMATE = re.compile(r"^( +)classmate@ = (.+)\n\1now@ = one if (.+) else classmate@$", re.MULTILINE)
+
+
+def with_max(template: str) -> str:
+    """The decision's verdict as ``max(one if test else zero, same * oracle)``."""
+    found, count = CLASSMATE.subn(r"\1now@ = max(one if \3 else zero, \2)", template)
+    assert count == 1, "expected one classmate select"
+    return found
+
+
 def large_template(changes: tuple[str, ...]) -> tuple[str, int]:
     """The large layout's steps and prefetch distance for a ``large`` variant."""
     ahead = next((int(change[len("ahead"):]) for change in changes if change.startswith("ahead")), PREFETCH_AHEAD)
@@ -382,6 +408,13 @@ def large_template(changes: tuple[str, ...]) -> tuple[str, int]:
     if "select" in changes:
         steps = _once(steps, "accepted[rk + U@] = np.uint8(now@)", "accepted[rk + U@] = np.uint8(now@ > zero)")
         steps = _once(steps, "as_state(accepted[rk + U@], one)", "(one if accepted[rk + U@] else zero)")
+    if "max" in changes:
+        steps = with_max(steps)
+    if "multiply" in changes:
+        steps = steps.replace("as_state(accepted[rk + U@], one)", "(one * accepted[rk + U@])")
+    if "weight" in changes:
+        steps = _once(steps, "w@ = as_state(accepted[rk + U@], one) * min(own@, rows[rb + CAP + U@])",
+                      "cap@ = rows[rb + CAP + U@]\n                w@ = min(own@, cap@) if accepted[rk + U@] else zero")
     locality = next((change[-1] for change in changes if change.startswith("locality")), None)
     if locality is not None:
         steps = steps.replace("    prefetch(rows,", "    prefetch_hinted(rows,")
@@ -411,6 +444,8 @@ def variant(changes: tuple[str, ...]):
         template = compact_accepted_select(template)
     if "counts8" in changes:
         template = compact_counts(template)
+    if "max" in changes:
+        template = with_max(template)
     if "interleaved" in changes:
         template = interleaved(template)
     if "prefetch" in changes:

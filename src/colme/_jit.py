@@ -154,10 +154,12 @@ def as_state(value, one):
 
 @numba.extending.overload(as_state, inline="always")
 def _as_state(value, one):
-    # A float stays as it is: no multiplication by a runtime 1.0 that LLVM could not fold.
+    # A float stays as it is, an integer is converted: no multiplication by a runtime 1.0
+    # that LLVM could not fold (one per lane and edge; docs/kernel.md, "as_state").
     if isinstance(value, numba.types.Float):
         return lambda value, one: value
-    return lambda value, one: one * value
+    precision = one
+    return lambda value, one: precision(value)
 
 
 def argument_arrays(arguments: dict) -> dict[str, np.ndarray]:

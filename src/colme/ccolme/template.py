@@ -123,7 +123,10 @@ def decide(by_class, indptr, upper, neighbour_row, edge_row, offset, same, profi
             d = offset[k]
             same_class = same[k]
             limit@ = pair_threshold[row@ + profile_col[rb + U@] + U@]  #:mixed
-            now@ = max(one if abs(mine@ - noisy[rb + U@] + d) < limit@ else zero, same_class * oracle@)
+            # An oracle lane accepts a classmate whatever the test says: one select of a value
+            # computed before it (a product inside the select's arm would be a branch per lane).
+            classmate@ = same_class * oracle@
+            now@ = one if abs(mine@ - noisy[rb + U@] + d) < limit@ else classmate@
             change@ = abs(now@ - as_state(accepted[re + U@], one))
             accepted[re + U@] = now@
             size@ += now@
@@ -401,7 +404,8 @@ def fused_pass(t, consensus_now, decide_next, by_class, indptr, upper, neighbour
                 pair@ = profile_row[rb + U@] + col@ if lower else row@ + profile_col[rb + U@]  #:mixed
                 limit@ = pair_threshold[pair@ + U@]  #:mixed
                 theirs@ = rows[FIELDS * rb + here + NOISY + U@]
-                now@ = max(one if abs(noisy@ - theirs@ + offset[k]) < limit@ else zero, same[k] * oracle@)
+                classmate@ = same[k] * oracle@
+                now@ = one if abs(noisy@ - theirs@ + offset[k]) < limit@ else classmate@
                 change@ = abs(now@ - as_state(accepted[rk + U@], one))
                 accepted[rk + U@] = np.uint8(now@)
                 size@ += now@
