@@ -43,14 +43,17 @@ of the per-round ratios (paired with the same round's today), which show the noi
   ``large-oneloop``: the large layout with one loop over an agent's edges doing both its
   consensus and its decision (each under its flag, in the same order per edge, the edge's
   row index, offset and verdict of step t read once) instead of a loop for each;
-  ``large-max`` (and ``max``, the small layout's): the verdict as the maximum of two
-  selects, ``max(one if test else zero, same * oracle)``, instead of one select between 1
-  and the oracle lanes' classmate test (the kernels' until 2026-12-07);
-  ``large-multiply``: the uint8 verdicts read as ``one * accepted`` (a conversion and a
-  multiplication by the runtime 1.0) instead of ``as_state``'s conversion alone;
-  ``large-max+multiply``: both, the large kernel until 2026-12-07;
+  ``large-previous`` (and ``previous``, the small layout's): the decision as the kernels
+  made it until 2026-12-07, the verdict as the maximum of two selects ``max(one if
+  abs(gap) < limit else zero, same * oracle)`` and the change as ``abs(now - before)``
+  (today's: one select between 1 and the oracle lanes' classmate test, two bounds, a
+  square), the uint8 verdicts read as ``one * accepted`` (a conversion and a
+  multiplication by the runtime 1.0, today's ``as_state`` converts);
   ``large-select-weight``: the consensus's weight as ``min(q_a, q_b) if accepted else 0``
   instead of ``accepted * min(q_a, q_b)``;
+  ``large-boolean``: the verdict as a boolean (the two bounds or an oracle lane's
+  classmate) stored as it is and selected into the lanes' float, instead of the float
+  stored through a conversion;
 * ``a+b``: both changes.
 
 The edge order needs no variant: each agent's neighbours are already sorted (CSR rows,
@@ -295,7 +298,7 @@ VARIANTS = {
     "uint8+index32": ("uint8", "index32"),
     "uint8+prefetch": ("uint8", "prefetch"),
     "counts8": ("counts8",),
-    "max": ("max",),
+    "previous": ("previous",),
     "uint8sel": ("uint8sel",),
     "interleaved+uint8+index32": ("interleaved", "uint8", "index32"),
     "uint8+counts8+index32": ("uint8", "counts8", "index32"),
@@ -311,10 +314,9 @@ VARIANTS = {
     "large-select": ("large", "select"),
     "large-index32": ("large", "index32"),
     "large-oneloop": ("large", "oneloop"),
-    "large-max": ("large", "max"),
-    "large-multiply": ("large", "multiply"),
-    "large-max+multiply": ("large", "max", "multiply"),
+    "large-previous": ("large", "previous"),
     "large-select-weight": ("large", "weight"),
+    "large-boolean": ("large", "boolean"),
     "large-t1": ("large", "locality2"),
     "large-t2": ("large", "locality1"),
     "large-nta": ("large", "locality0"),
@@ -364,11 +366,14 @@ ONE_LOOP = """        for k in range(indptr[a], indptr[a + 1]):
                 lower = k < upper[a]
                 pair@ = profile_row[nb + U@] + col@ if lower else row@ + profile_col[nb + U@]  #:mixed
                 limit@ = pair_threshold[pair@ + U@]  #:mixed
+                low@ = zero - limit@  #:mixed
                 classmate@ = same[k] * oracle@
-                now@ = one if abs(noisy@ - rows[rb + NOISY + U@] + d) < limit@ else classmate@
+                gap@ = noisy@ - rows[rb + NOISY + U@] + d
+                now@ = one if (gap@ < limit@) & (gap@ > low@) else classmate@
                 accepted[rk + U@] = np.uint8(now@)
                 size@ += now@
-                flip@ += abs(now@ - before@)
+                moved@ = now@ - before@
+                flip@ += moved@ * moved@
 """
 
 
@@ -383,15 +388,19 @@ def one_loop(steps: str) -> str:
     return steps[:parts.start()] + merged + steps[parts.end():]
 
 
-#: The decision's verdict as a select between 1 and the oracle lanes' classmate test
-#: (today's) and as the maximum of two selects (``max``, ``large-max``: until 2026-12-07).
-CLASSMATE = re.compile(r"^( +)classmate@ = (.+)\n\1now@ = one if (.+) else classmate@$", re.MULTILINE)
+#: The decision's verdict and change as the kernels make them: a select between 1 and the
+#: oracle lanes' classmate test, |gap| < limit as two bounds, the change as a square.
+VERDICT = re.compile(r"^( +)classmate@ = (.+)\n\1gap@ = (.+)\n"
+                     r"\1now@ = one if \(gap@ < limit@\) & \(gap@ > low@\) else classmate@\n"
+                     r"\1moved@ = (.+)\n\1change@ = moved@ \* moved@$", re.MULTILINE)
 
 
-def with_max(template: str) -> str:
-    """The decision's verdict as ``max(one if test else zero, same * oracle)``."""
-    found, count = CLASSMATE.subn(r"\1now@ = max(one if \3 else zero, \2)", template)
-    assert count == 1, "expected one classmate select"
+def previous_formulas(template: str) -> str:
+    """The decision's verdict and change as the kernels made them until 2026-12-07: the
+    maximum of two selects, absolute values (``previous``, ``large-previous``)."""
+    found, count = VERDICT.subn(r"\1now@ = max(one if abs(\3) < limit@ else zero, \2)\n\1change@ = abs(\4)",
+                                template)
+    assert count == 1, "expected one verdict"
     return found
 
 
@@ -408,10 +417,16 @@ def large_template(changes: tuple[str, ...]) -> tuple[str, int]:
     if "select" in changes:
         steps = _once(steps, "accepted[rk + U@] = np.uint8(now@)", "accepted[rk + U@] = np.uint8(now@ > zero)")
         steps = _once(steps, "as_state(accepted[rk + U@], one)", "(one if accepted[rk + U@] else zero)")
-    if "max" in changes:
-        steps = with_max(steps)
-    if "multiply" in changes:
-        steps = steps.replace("as_state(accepted[rk + U@], one)", "(one * accepted[rk + U@])")
+    if "previous" in changes:
+        steps = previous_formulas(steps).replace("as_state(accepted[rk + U@], one)", "(one * accepted[rk + U@])")
+    if "boolean" in changes:
+        steps = _once(steps, "    oracle@ = one if by_class[@] > 0.0 else zero\n",
+                      "    oracle@ = one if by_class[@] > 0.0 else zero\n    knows@ = by_class[@] > 0.0\n")
+        steps = _once(steps, "                now@ = one if (gap@ < limit@) & (gap@ > low@) else classmate@",
+                      "                classmates = same[k] > 0.0\n"
+                      "                verdict@ = ((gap@ < limit@) & (gap@ > low@)) | (classmates & knows@)\n"
+                      "                now@ = one if verdict@ else zero")
+        steps = _once(steps, "accepted[rk + U@] = np.uint8(now@)", "accepted[rk + U@] = verdict@")
     if "weight" in changes:
         steps = _once(steps, "w@ = as_state(accepted[rk + U@], one) * min(own@, rows[rb + CAP + U@])",
                       "cap@ = rows[rb + CAP + U@]\n                w@ = min(own@, cap@) if accepted[rk + U@] else zero")
@@ -444,8 +459,8 @@ def variant(changes: tuple[str, ...]):
         template = compact_accepted_select(template)
     if "counts8" in changes:
         template = compact_counts(template)
-    if "max" in changes:
-        template = with_max(template)
+    if "previous" in changes:
+        template = previous_formulas(template)
     if "interleaved" in changes:
         template = interleaved(template)
     if "prefetch" in changes:

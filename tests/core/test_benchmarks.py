@@ -25,7 +25,7 @@ def test_layout_variants_are_bit_identical_to_todays_kernel():
     with float verdicts in their own workspace; and both layouts' verdicts as the kernels made them
     until 2026-12-07 (a maximum of two selects, verdicts read by a multiplication)."""
     variants = ("interleaved", "own", "index32", "large-noprefetch", "large-t2", "large-float", "large-oneloop",
-                "max", "large-max+multiply")
+                "previous", "large-previous")
     out = bench("bench_layouts.py", "--agents", "2000", "--steps", "2", "--check-steps", "3",
                 "--repeat", "1", "--variants", *variants)
     assert f"bit-identical to today over 3 steps: today, {', '.join(variants)}" in out

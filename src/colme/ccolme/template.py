@@ -110,6 +110,7 @@ def decide(by_class, indptr, upper, neighbour_row, edge_row, offset, same, profi
     zero = one - one
     oracle@ = one if by_class[@] > 0.0 else zero
     limit@ = threshold[@]  #:shared
+    low@ = zero - limit@  #:shared
     changes@ = zero
     for a in range(indptr.shape[0] - 1):
         ra = np.uint64(a) * LANES
@@ -123,11 +124,16 @@ def decide(by_class, indptr, upper, neighbour_row, edge_row, offset, same, profi
             d = offset[k]
             same_class = same[k]
             limit@ = pair_threshold[row@ + profile_col[rb + U@] + U@]  #:mixed
+            low@ = zero - limit@  #:mixed
             # An oracle lane accepts a classmate whatever the test says: one select of a value
             # computed before it (a product inside the select's arm would be a branch per lane).
+            # |gap| < limit as two bounds and the change (0 or 1) as a square: no absolute value,
+            # whose sign mask held a register of the loop (docs/kernel.md, "Fewer instructions").
             classmate@ = same_class * oracle@
-            now@ = one if abs(mine@ - noisy[rb + U@] + d) < limit@ else classmate@
-            change@ = abs(now@ - as_state(accepted[re + U@], one))
+            gap@ = mine@ - noisy[rb + U@] + d
+            now@ = one if (gap@ < limit@) & (gap@ > low@) else classmate@
+            moved@ = now@ - as_state(accepted[re + U@], one)
+            change@ = moved@ * moved@
             accepted[re + U@] = now@
             size@ += now@
             flip@ += change@
@@ -346,8 +352,8 @@ def fused_pass(t, consensus_now, decide_next, by_class, indptr, upper, neighbour
 
     * an agent decides all its edges from its own end, each verdict in its CSR place
       (``accepted`` per directed edge), so nothing is scattered to a neighbour: the rule
-      is symmetric bit for bit (|x - y + d| = |y - x - d| in floating point, offset_ba =
-      -offset_ab exactly), a mixed panel reads the pair's threshold as the lower end
+      is symmetric bit for bit (y - x - d = -(x - y + d) in floating point, offset_ba =
+      -offset_ab exactly, and -limit < gap < limit holds for both signs), a mixed panel reads the pair's threshold as the lower end
       does, and |C_a| and the change counts are sums of integers, exact in any order;
     * step t + 1's noisy means do not depend on step t's consensus, so one visit to a
       neighbour reads what both need: the row of parity t, e_b^(t-1), q_b^(t) and
@@ -364,6 +370,7 @@ def fused_pass(t, consensus_now, decide_next, by_class, indptr, upper, neighbour
     first = one if t == 0 else zero
     oracle@ = one if by_class[@] > 0.0 else zero
     limit@ = threshold[@]  #:shared
+    low@ = zero - limit@  #:shared
     everybody@ = global_reset * change_count[U@]
     changes@ = zero
     for a in range(indptr.shape[0] - 1):
@@ -403,10 +410,13 @@ def fused_pass(t, consensus_now, decide_next, by_class, indptr, upper, neighbour
                 lower = k < upper[a]
                 pair@ = profile_row[rb + U@] + col@ if lower else row@ + profile_col[rb + U@]  #:mixed
                 limit@ = pair_threshold[pair@ + U@]  #:mixed
+                low@ = zero - limit@  #:mixed
                 theirs@ = rows[FIELDS * rb + here + NOISY + U@]
                 classmate@ = same[k] * oracle@
-                now@ = one if abs(noisy@ - theirs@ + offset[k]) < limit@ else classmate@
-                change@ = abs(now@ - as_state(accepted[rk + U@], one))
+                gap@ = noisy@ - theirs@ + offset[k]
+                now@ = one if (gap@ < limit@) & (gap@ > low@) else classmate@
+                moved@ = now@ - as_state(accepted[rk + U@], one)
+                change@ = moved@ * moved@
                 accepted[rk + U@] = np.uint8(now@)
                 size@ += now@
                 flip@ += change@
