@@ -155,7 +155,8 @@ def as_state(value, one):
 @numba.extending.overload(as_state, inline="always")
 def _as_state(value, one):
     # A float stays as it is, an integer is converted: no multiplication by a runtime 1.0
-    # that LLVM could not fold (one per lane and edge; docs/kernel.md, "as_state").
+    # that LLVM could not fold (one per lane and edge; docs/kernel.md, "Fewer instructions
+    # per edge").
     if isinstance(value, numba.types.Float):
         return lambda value, one: value
     precision = one

@@ -23,7 +23,7 @@ def test_layout_variants_are_bit_identical_to_todays_kernel():
     one variant per way of calling the kernel (its own workspace, directed edge rows, narrower
     graph indices) and the large layout's steps rewritten (no prefetch; another prefetch hint; one loop),
     with float verdicts in their own workspace; and both layouts' verdicts as the kernels made them
-    until 2026-12-07 (a maximum of two selects, verdicts read by a multiplication)."""
+    until 2026-12-07 (a maximum of two selects, absolute values, verdicts read by a multiplication)."""
     variants = ("interleaved", "own", "index32", "large-noprefetch", "large-t2", "large-float", "large-oneloop",
                 "previous", "large-previous")
     out = bench("bench_layouts.py", "--agents", "2000", "--steps", "2", "--check-steps", "3",

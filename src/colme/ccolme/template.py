@@ -128,7 +128,7 @@ def decide(by_class, indptr, upper, neighbour_row, edge_row, offset, same, profi
             # An oracle lane accepts a classmate whatever the test says: one select of a value
             # computed before it (a product inside the select's arm would be a branch per lane).
             # |gap| < limit as two bounds and the change (0 or 1) as a square: no absolute value,
-            # whose sign mask held a register of the loop (docs/kernel.md, "Fewer instructions").
+            # whose sign mask held a register of the loop (docs/kernel.md, "Fewer instructions per edge").
             classmate@ = same_class * oracle@
             gap@ = mine@ - noisy[rb + U@] + d
             now@ = one if (gap@ < limit@) & (gap@ > low@) else classmate@
@@ -353,8 +353,9 @@ def fused_pass(t, consensus_now, decide_next, by_class, indptr, upper, neighbour
     * an agent decides all its edges from its own end, each verdict in its CSR place
       (``accepted`` per directed edge), so nothing is scattered to a neighbour: the rule
       is symmetric bit for bit (y - x - d = -(x - y + d) in floating point, offset_ba =
-      -offset_ab exactly, and -limit < gap < limit holds for both signs), a mixed panel reads the pair's threshold as the lower end
-      does, and |C_a| and the change counts are sums of integers, exact in any order;
+      -offset_ab exactly, and -limit < gap < limit holds for both signs), a mixed panel
+      reads the pair's threshold as the lower end does, and |C_a| and the change counts
+      are sums of integers, exact in any order;
     * step t + 1's noisy means do not depend on step t's consensus, so one visit to a
       neighbour reads what both need: the row of parity t, e_b^(t-1), q_b^(t) and
       X~_b^(t+1), three fields side by side (``prefetch_fields``); the agent writes
