@@ -404,6 +404,14 @@ def previous_formulas(template: str) -> str:
     return found
 
 
+def verdicts_read_as(steps: str, expression: str) -> str:
+    """The large layout's ``steps`` with every read of a uint8 verdict (the consensus's and
+    the decision's) written as ``expression`` instead of ``as_state``."""
+    read = "as_state(accepted[rk + U@], one)"
+    assert read in steps, f"expected {read!r}"
+    return steps.replace(read, expression)
+
+
 def large_template(changes: tuple[str, ...]) -> tuple[str, int]:
     """The large layout's steps and prefetch distance for a ``large`` variant."""
     ahead = next((int(change[len("ahead"):]) for change in changes if change.startswith("ahead")), PREFETCH_AHEAD)
@@ -416,9 +424,9 @@ def large_template(changes: tuple[str, ...]) -> tuple[str, int]:
         steps = _once(steps, "accepted[rk + U@] = np.uint8(now@)", "accepted[rk + U@] = now@")
     if "select" in changes:
         steps = _once(steps, "accepted[rk + U@] = np.uint8(now@)", "accepted[rk + U@] = np.uint8(now@ > zero)")
-        steps = _once(steps, "as_state(accepted[rk + U@], one)", "(one if accepted[rk + U@] else zero)")
+        steps = verdicts_read_as(steps, "(one if accepted[rk + U@] else zero)")
     if "previous" in changes:
-        steps = previous_formulas(steps).replace("as_state(accepted[rk + U@], one)", "(one * accepted[rk + U@])")
+        steps = verdicts_read_as(previous_formulas(steps), "(one * accepted[rk + U@])")
     if "boolean" in changes:
         steps = _once(steps, "    oracle@ = one if by_class[@] > 0.0 else zero\n",
                       "    oracle@ = one if by_class[@] > 0.0 else zero\n    knows@ = by_class[@] > 0.0\n")
